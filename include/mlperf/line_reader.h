@@ -1,0 +1,63 @@
+#pragma once
+// Streaming line reader: yields the lines of a byte stream in constant memory.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mlperf {
+
+/// A byte source: fills `buffer` with up to `capacity` bytes and returns how many were
+/// written; 0 means end of input. Throws std::runtime_error on a read error. Injected so
+/// tests can feed strings (see string_source) and files are read in blocks (file_source).
+using ByteSource = std::function<std::size_t(char* buffer, std::size_t capacity)>;
+
+/// A source that hands out the bytes of `text` (copied), in pieces of at most `chunk` bytes
+/// so tests can exercise lines split across reads.
+ByteSource string_source(std::string text, std::size_t chunk = SIZE_MAX);
+
+/// A source reading the file at `path` with read(2). Throws std::runtime_error naming the
+/// file when it cannot be opened (missing, permission denied, a directory).
+ByteSource file_source(const std::filesystem::path& path);
+
+/// One line: its bytes without the line terminator ("\n" or "\r\n") and its 1-based number.
+/// `text` is valid until the next call to LineReader::next.
+struct Line {
+  std::string_view text;
+  std::uint64_t number = 0;
+  bool truncated = false;  ///< longer than the reader's limit: `text` holds its first bytes
+};
+
+/// Splits a ByteSource into lines. Memory is bounded by the block size plus the longest
+/// line kept (at most `max_line_bytes`; longer lines are returned with `truncated` set and
+/// the rest of the line skipped). A last line without a newline is still returned.
+class LineReader {
+ public:
+  static constexpr std::size_t kDefaultBlockBytes = 1 << 20;
+  static constexpr std::size_t kDefaultMaxLineBytes = 16 << 20;
+
+  explicit LineReader(ByteSource source, std::size_t block_bytes = kDefaultBlockBytes,
+                      std::size_t max_line_bytes = kDefaultMaxLineBytes);
+
+  /// Advances to the next line; false at end of input. Propagates the source's exceptions.
+  bool next(Line& line);
+
+ private:
+  bool fill();  // read more bytes into the buffer; false at end of input
+
+  ByteSource source_;
+  std::size_t max_line_bytes_;
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0;  // start of unconsumed bytes
+  std::size_t end_ = 0;    // end of valid bytes
+  bool eof_ = false;
+  std::uint64_t line_number_ = 0;
+  std::vector<char> truncated_line_;  // head of the last over-long line
+};
+
+}  // namespace mlperf

@@ -1,0 +1,117 @@
+#pragma once
+// The run builder: the events of one result file, in order → one Run (scoring.md §2, §4.1).
+
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mlperf/facts.h"
+#include "mlperf/mllog.h"
+#include "mlperf/ruleset.h"
+
+namespace mlperf {
+
+/// Options that change how a run is read.
+struct RunOptions {
+  Ruleset ruleset;                  ///< ruleset the run is judged under
+  bool bert_train_samples = false;  ///< bert: samples to converge from train_samples (§4.1)
+};
+
+/// Where and when a key event was logged.
+struct EventMark {
+  double time_ms = 0;
+  std::uint64_t line = 0;
+};
+
+/// Samples to converge of a run that did not converge (the reference uses 1e9).
+inline constexpr double kNotConverged = std::numeric_limits<double>::infinity();
+
+/// One result file, reduced to what scoring needs. Built in one pass; memory does not grow
+/// with the length of the log (stable_diffusion keeps one entry per eval step).
+struct Run {
+  std::string file;          ///< path of the result file, as scored
+  std::string benchmark;     ///< submission_benchmark ("" when not logged)
+  std::string division;      ///< submission_division ("" when not logged)
+  std::string org;           ///< submission_org
+  std::string platform;      ///< submission_platform, as logged
+  std::optional<long long> global_batch_size;  ///< last global_batch_size value (samples)
+
+  std::optional<EventMark> run_start;   ///< first run_start
+  std::optional<EventMark> run_stop;    ///< first run_stop
+  std::optional<EventMark> init_start;  ///< earliest init_start (by time_ms)
+  std::optional<EventMark> init_stop;   ///< first init_stop
+  int run_start_count = 0;
+  int run_stop_count = 0;
+  int init_start_count = 0;
+  int init_stop_count = 0;
+  std::optional<EventMark> late_init_start;  ///< an init_start logged after init_stop/run_start
+  std::optional<std::string> status;         ///< run_stop metadata.status, when present
+
+  /// Time to train in minutes: (run_stop − run_start) / 60000, when both exist (§2).
+  std::optional<double> minutes;
+  bool quality_target_known = false;    ///< the facts name a quality target for this ruleset
+  bool quality_target_reached = false;  ///< some eval_accuracy met it (§2, §6)
+  bool converged = false;               ///< run_stop success with a convergence point (§4.1)
+  double samples_to_converge = kNotConverged;  ///< samples or epochs; kNotConverged if not
+  std::optional<double> last_throughput;       ///< last tracked_stats throughput (samples/s)
+
+  std::uint64_t mllog_lines = 0;         ///< lines holding the MLLOG token
+  std::uint64_t parse_error_count = 0;   ///< MLLOG lines that failed to parse
+  std::vector<ParseError> parse_errors;  ///< the first kMaxKeptParseErrors of them
+
+  /// Why the run does not count towards the score (§2); empty when it counts.
+  std::vector<std::string> drop_reasons;
+  /// Notes that do not drop the run (e.g. no quality target known for this ruleset).
+  std::vector<std::string> notes;
+
+  static constexpr std::size_t kMaxKeptParseErrors = 100;
+
+  /// True when the run counts towards the olympic mean.
+  bool counted() const { return drop_reasons.empty() && minutes.has_value(); }
+};
+
+/// Feeds the events of one file, in log order, into a Run.
+class RunBuilder {
+ public:
+  /// `benchmark_hint` (usually the directory name) is used until submission_benchmark is
+  /// logged; `facts` must outlive the builder.
+  RunBuilder(std::string file, std::string benchmark_hint, const Facts& facts, RunOptions options);
+
+  /// Takes one event (with its line number set).
+  void add(const Event& event);
+  /// Records a line that failed to parse.
+  void add_error(ParseError error);
+  /// Applies the compliance conditions of §2 and the convergence rule of §4.1.
+  Run finish();
+
+ private:
+  const BenchmarkFacts* facts_now() const;
+  void on_eval(const Event& event);
+
+  Run run_;
+  std::string benchmark_hint_;
+  const Facts& facts_;
+  RunOptions options_;
+  // Convergence state (§4.1): the last remembered point per unit.
+  std::optional<double> last_samples_count_;
+  std::optional<double> last_epoch_num_;
+  std::optional<double> last_train_samples_;
+  std::map<double, std::map<std::string, double>> metric_steps_;  // stable_diffusion
+  std::optional<std::string> run_stop_status_;
+  bool any_point_ = false;
+};
+
+/// Reads `path` with the streaming line reader and MLLOG parser and builds its Run.
+/// Malformed lines become parse errors in the Run. Throws std::runtime_error naming the
+/// file when it cannot be opened or read.
+Run read_run(const std::filesystem::path& path, const std::string& benchmark_hint,
+             const Facts& facts, const RunOptions& options);
+
+/// Python's round(x, 3): the double nearest to x rounded half-to-even at 3 decimals.
+double round3(double x);
+
+}  // namespace mlperf

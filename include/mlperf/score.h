@@ -1,0 +1,124 @@
+#pragma once
+// Scoring one benchmark directory: runs → olympic mean → RCP check → score (scoring.md §2–§5),
+// then the platform tag and the expected-result comparison.
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mlperf/facts.h"
+#include "mlperf/platform.h"
+#include "mlperf/rcp.h"
+#include "mlperf/ruleset.h"
+#include "mlperf/run.h"
+
+namespace mlperf {
+
+/// The shipped data, loaded once: facts, RCP tables, platforms, expected results.
+class DataContext {
+ public:
+  /// Loads `<root>/configs/{benchmarks,platforms,expected_results}.json` and reads RCP
+  /// tables from `<root>/data/rcps/<usage>_<ruleset>/rcps_<benchmark>.json` on demand.
+  /// Throws std::runtime_error naming the file that is missing or malformed.
+  explicit DataContext(const std::filesystem::path& root);
+
+  const Facts& facts() const { return facts_; }
+  const PlatformTable& platforms() const { return platforms_; }
+  const ExpectedResults& expected() const { return expected_; }
+  const std::filesystem::path& root() const { return root_; }
+
+  /// The RCP records of `benchmark` under `ruleset`, sorted by batch size; empty when no
+  /// table is shipped. Thread-safe; each table is read once. Throws std::runtime_error
+  /// when a table exists but is malformed.
+  std::shared_ptr<const std::vector<RcpRecord>> rcps(const BenchmarkFacts& benchmark,
+                                                     const Ruleset& ruleset) const;
+  /// The rulesets with an RCP folder shipped for `usage` ("training"/"hpc").
+  std::vector<Ruleset> rcp_rulesets(const std::string& usage) const;
+
+ private:
+  std::filesystem::path root_;
+  Facts facts_;
+  PlatformTable platforms_;
+  ExpectedResults expected_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, std::shared_ptr<const std::vector<RcpRecord>>> rcp_cache_;
+};
+
+/// Finds the data root: `explicit_dir` when given; else $MLPERF_SCORE_DATA_DIR; else the
+/// first of <exe dir>, <exe dir>/.., <exe dir>/../share/mlperf-score, the install prefix's
+/// share/mlperf-score and the source tree that holds configs/benchmarks.json.
+/// Throws std::runtime_error listing the places tried.
+std::filesystem::path find_data_root(const std::optional<std::filesystem::path>& explicit_dir);
+
+/// A folder holding result_*.txt files, and what its place in a submission tree tells.
+struct BenchmarkDir {
+  std::filesystem::path path;     ///< as given or found below a given path
+  std::string benchmark_name;     ///< the folder name (the benchmark, in MLPerf layout)
+  std::string submitter;          ///< <org> of <org>/results/<system>/<benchmark>, or ""
+  std::string system;             ///< <system> of that layout, else the parent folder name
+  std::optional<std::filesystem::path> system_description;  ///< <org>/systems/<system>.json
+  std::vector<std::filesystem::path> result_files;          ///< result_*.txt, natural order
+  std::optional<Ruleset> path_ruleset;  ///< from a training_results_vX.Y path component
+};
+
+/// Problems met while walking the input paths (unreadable folders, missing paths).
+struct DiscoveryError {
+  std::string path;
+  std::string message;
+};
+
+/// Every benchmark directory at or below `root`, in sorted path order. Never follows
+/// symbolic links to directories (no loops); never writes. Errors are appended to `errors`.
+std::vector<BenchmarkDir> find_benchmark_dirs(const std::filesystem::path& root,
+                                              std::vector<DiscoveryError>& errors);
+
+/// Which RCP set to use (§4.4).
+enum class RcpPass { kPruned, kFull };
+
+/// Options of `score`.
+struct ScoreOptions {
+  std::optional<Ruleset> ruleset;  ///< --ruleset; else from the path; else newest shipped
+  RcpPass rcp_pass = RcpPass::kPruned;
+  bool bert_train_samples = false;
+  double tolerance_percent = 5.0;
+};
+
+/// Everything known about one scored directory.
+struct DirectoryResult {
+  BenchmarkDir dir;
+  std::string benchmark;  ///< from submission_benchmark, else the folder name
+  std::string division;   ///< from submission_division ("closed" when not logged)
+  Ruleset ruleset;
+  std::string ruleset_source;  ///< "--ruleset", "path" or "newest shipped"
+  PlatformTag platform;
+  std::string accelerator_model_name;  ///< from the system description, when present
+  std::vector<Run> runs;               ///< one per readable result file, natural order
+  /// Per run, its part in the olympic mean: "counted", "trimmed (fastest)",
+  /// "trimmed (slowest)" or "dropped: <reasons>" (§2, §3).
+  std::vector<std::string> run_roles;
+  std::vector<std::string> errors;     ///< unreadable files (each names the file)
+  int required_runs = 0;
+  int olympic_drop = 1;
+  std::optional<double> olympic_minutes;  ///< §3; nullopt when too many runs dropped
+  RcpVerdict rcp;
+  std::optional<double> score_minutes;    ///< §5: olympic × factor; nullopt when no valid score
+  std::optional<double> scaling_json_factor;  ///< scaling.json "scaling_factor", when present
+  std::optional<ExpectedComparison> expected;
+  std::vector<std::string> warnings;
+  bool passed = false;  ///< olympic score exists and the RCP check passed
+};
+
+/// Scores one directory (§2–§5). Reads only; never writes into the directory. Unreadable
+/// files are reported in `errors` and left out.
+DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data,
+                                const ScoreOptions& options);
+
+/// Scores many directories on a small thread pool; results in the order given.
+std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& dirs,
+                                               const DataContext& data, const ScoreOptions& options);
+
+}  // namespace mlperf

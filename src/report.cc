@@ -1,0 +1,282 @@
+#include "mlperf/report.h"
+
+#include <cmath>
+#include <ostream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace mlperf {
+
+namespace {
+
+const char* pass_name(RcpPass pass) { return pass == RcpPass::kPruned ? "pruned" : "full"; }
+
+nlohmann::json opt(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json();
+}
+
+nlohmann::json opt_str(const std::string& s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); }
+
+std::string samples_text(double v) {
+  if (!std::isfinite(v)) return "not converged";
+  return fmt::format("{:.10g}", v);
+}
+
+std::string opt_text(const std::optional<double>& v, const char* spec = "{:.4f}") {
+  return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
+}
+
+std::string platform_text(const DirectoryResult& r) {
+  if (r.platform.name.empty()) return "unknown";
+  return r.platform.known ? r.platform.name : fmt::format("{} (not a known platform)", r.platform.name);
+}
+
+std::string file_name(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string run_status(const Run& run) {
+  if (!run.status) return run.run_stop ? "no status" : "no run_stop";
+  return *run.status;
+}
+
+std::string verdict_text(const DirectoryResult& r) {
+  if (!r.olympic_minutes) return "FAILED (no valid olympic score)";
+  return r.rcp.passed ? "PASSED" : "FAILED (RCP check)";
+}
+
+// Markdown table cell: pipes would break the row.
+std::string md(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+struct Row {
+  std::vector<std::string> cells;
+};
+
+const std::vector<std::string> kRowHeader = {
+    "directory", "submitter", "system", "benchmark", "platform", "division", "ruleset", "runs",
+    "counted", "olympic_minutes", "rcp_case", "rcp_passed", "normalization_factor", "score_minutes",
+    "expected_minutes", "delta_percent", "within_tolerance", "passed", "warnings"};
+
+Row directory_row(const DirectoryResult& r, bool full_precision) {
+  int counted = 0;
+  for (const auto& run : r.runs) counted += run.counted() ? 1 : 0;
+  auto num = [&](const std::optional<double>& v, const char* spec) {
+    if (!v) return std::string();
+    return full_precision ? fmt::format("{}", *v) : fmt::format(fmt::runtime(spec), *v);
+  };
+  Row row;
+  row.cells = {r.dir.path.string(),
+               r.dir.submitter,
+               r.dir.system,
+               r.benchmark,
+               r.platform.name,
+               r.division,
+               r.ruleset.str(),
+               std::to_string(r.runs.size()),
+               std::to_string(counted),
+               num(r.olympic_minutes, "{:.4f}"),
+               to_string(r.rcp.rcp_case),
+               r.rcp.passed ? "true" : "false",
+               num(r.rcp.normalization_factor, "{:.6f}"),
+               num(r.score_minutes, "{:.2f}"),
+               r.expected ? fmt::format("{}", r.expected->expected.published_minutes) : "",
+               r.expected ? num(r.expected->delta_percent, "{:+.2f}") : "",
+               r.expected ? (r.expected->within_tolerance ? "true" : "false") : "",
+               r.passed ? "true" : "false",
+               std::to_string(r.warnings.size())};
+  return row;
+}
+
+}  // namespace
+
+std::optional<ReportFormat> parse_report_format(const std::string& name) {
+  if (name == "table") return ReportFormat::kTable;
+  if (name == "json") return ReportFormat::kJson;
+  if (name == "csv") return ReportFormat::kCsv;
+  if (name == "markdown") return ReportFormat::kMarkdown;
+  return std::nullopt;
+}
+
+std::string csv_field(const std::string& value) {
+  if (value.find_first_of(",\"\n\r") == std::string::npos) return value;
+  std::string out = "\"";
+  for (char c : value) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.runs.size(); ++i) {
+    const Run& run = r.runs[i];
+    nlohmann::json errors = nlohmann::json::array();
+    for (const auto& e : run.parse_errors) errors.push_back({{"line", e.line}, {"message", e.message}});
+    runs.push_back({
+        {"file", run.file},
+        {"minutes", opt(run.minutes)},
+        {"counted", run.counted()},
+        {"role", i < r.run_roles.size() ? r.run_roles[i] : ""},
+        {"status", run.status ? nlohmann::json(*run.status) : nlohmann::json()},
+        {"converged", run.converged},
+        {"samples_to_converge", run.converged ? nlohmann::json(run.samples_to_converge) : nlohmann::json()},
+        {"quality_target_reached", run.quality_target_reached},
+        {"global_batch_size", run.global_batch_size ? nlohmann::json(*run.global_batch_size) : nlohmann::json()},
+        {"drop_reasons", run.drop_reasons},
+        {"notes", run.notes},
+        {"parse_error_count", run.parse_error_count},
+        {"parse_errors", errors},
+    });
+  }
+  nlohmann::json rcp = {
+      {"pass", pass_name(pass)},
+      {"passed", r.rcp.passed},
+      {"case", to_string(r.rcp.rcp_case)},
+      {"normalization_factor", r.rcp.normalization_factor},
+      {"rcp_mean", opt(r.rcp.rcp_mean)},
+      {"min_mean", opt(r.rcp.min_mean)},
+      {"max_speedup", opt(r.rcp.max_speedup)},
+      {"submission_mean", opt(r.rcp.submission_mean)},
+      {"record", r.rcp.record ? nlohmann::json(r.rcp.record->name) : nlohmann::json()},
+      {"record_batch_size", r.rcp.record ? nlohmann::json(r.rcp.record->batch_size) : nlohmann::json()},
+      {"message", r.rcp.message},
+  };
+  nlohmann::json expected;
+  if (r.expected) {
+    const auto& e = *r.expected;
+    expected = {{"platform", e.expected.platform},
+                {"published_minutes", e.expected.published_minutes},
+                {"about_minutes", opt(e.expected.about_minutes)},
+                {"measured_minutes", e.measured_minutes},
+                {"delta_percent", e.delta_percent},
+                {"tolerance_percent", e.tolerance_percent},
+                {"within_tolerance", e.within_tolerance},
+                {"source", e.expected.source}};
+  }
+  return {
+      {"directory", r.dir.path.string()},
+      {"submitter", opt_str(r.dir.submitter)},
+      {"system", opt_str(r.dir.system)},
+      {"benchmark", r.benchmark},
+      {"division", r.division},
+      {"ruleset", r.ruleset.str()},
+      {"ruleset_source", r.ruleset_source},
+      {"platform", opt_str(r.platform.name)},
+      {"platform_source", opt_str(r.platform.source)},
+      {"platform_known", r.platform.known},
+      {"accelerator_model_name", opt_str(r.accelerator_model_name)},
+      {"required_runs", r.required_runs},
+      {"runs", runs},
+      {"olympic_minutes", opt(r.olympic_minutes)},
+      {"rcp", rcp},
+      {"score_minutes", opt(r.score_minutes)},
+      {"scaling_json_factor", opt(r.scaling_json_factor)},
+      {"expected", expected},
+      {"passed", r.passed},
+      {"warnings", r.warnings},
+  };
+}
+
+void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
+  fmt::print(out, "{} / {} / {}\n", r.dir.submitter.empty() ? "-" : r.dir.submitter,
+             r.dir.system.empty() ? "-" : r.dir.system, r.benchmark);
+  fmt::print(out, "  directory  {}\n", r.dir.path.string());
+  fmt::print(out, "  platform   {}{}   division {}   ruleset {} ({})\n", platform_text(r),
+             r.platform.source.empty() ? "" : fmt::format(" (from {})", r.platform.source), r.division,
+             r.ruleset.str(), r.ruleset_source);
+  std::size_t width = 12;
+  for (const auto& run : r.runs) width = std::max(width, file_name(run.file).size());
+  fmt::print(out, "\n  {:<{}}  {:>10}  {:>20}  {:<10}  {}\n", "run", width, "minutes", "samples to converge",
+             "status", "olympic mean");
+  for (std::size_t i = 0; i < r.runs.size(); ++i) {
+    const Run& run = r.runs[i];
+    fmt::print(out, "  {:<{}}  {:>10}  {:>20}  {:<10}  {}\n", file_name(run.file), width, opt_text(run.minutes),
+               run.converged ? samples_text(run.samples_to_converge) : "not converged", run_status(run),
+               i < r.run_roles.size() ? r.run_roles[i] : "");
+  }
+  int counted = 0;
+  for (const auto& run : r.runs) counted += run.counted() ? 1 : 0;
+  fmt::print(out, "\n  olympic mean   {} minutes ({} of {} runs counted, {} trimmed each end)\n",
+             opt_text(r.olympic_minutes), counted, r.runs.size(), r.olympic_drop);
+  fmt::print(out, "  RCP check      {} ({} set){}\n", r.rcp.passed ? "passed" : "FAILED", pass_name(pass),
+             r.rcp.record ? fmt::format(", record {} (BS {})", r.rcp.record->name, r.rcp.record->batch_size) : "");
+  fmt::print(out, "    case                     {}\n", to_string(r.rcp.rcp_case));
+  fmt::print(out, "    RCP mean                 {}\n", opt_text(r.rcp.rcp_mean, "{:.2f}"));
+  fmt::print(out, "    smallest acceptable mean {}\n", opt_text(r.rcp.min_mean, "{:.2f}"));
+  fmt::print(out, "    max speedup              {}\n", opt_text(r.rcp.max_speedup, "{:.7f}"));
+  fmt::print(out, "    submission mean          {}\n", opt_text(r.rcp.submission_mean, "{:.2f}"));
+  fmt::print(out, "    normalization factor     {}\n", fmt::format("{:.15g}", r.rcp.normalization_factor));
+  if (!r.rcp.message.empty()) fmt::print(out, "    {}\n", r.rcp.message);
+  if (r.scaling_json_factor) fmt::print(out, "    scaling.json             {:.15g}\n", *r.scaling_json_factor);
+  fmt::print(out, "  score          {}   {}\n",
+             r.score_minutes ? fmt::format("{:.2f} minutes", *r.score_minutes) : std::string("none"),
+             verdict_text(r));
+  if (r.expected) {
+    const auto& e = *r.expected;
+    fmt::print(out, "  expected       {} {}: published {:.2f} minutes{}; measured {:.2f}, {:+.2f} % ({} {} %)\n",
+               e.expected.platform, r.benchmark, e.expected.published_minutes,
+               e.expected.about_minutes ? fmt::format(" (about {:g})", *e.expected.about_minutes) : "",
+               e.measured_minutes, e.delta_percent, e.within_tolerance ? "within" : "OUTSIDE",
+               fmt::format("{:g}", e.tolerance_percent));
+  } else {
+    fmt::print(out, "  expected       no published figure for {} on {}\n", r.benchmark, platform_text(r));
+  }
+  for (const auto& w : r.warnings) fmt::print(out, "  warning: {}\n", w);
+}
+
+void write_report(std::ostream& out, const std::vector<DirectoryResult>& results, ReportFormat format,
+                  RcpPass pass) {
+  switch (format) {
+    case ReportFormat::kJson: {
+      nlohmann::json doc = {{"results", nlohmann::json::array()}};
+      for (const auto& r : results) doc["results"].push_back(to_json(r, pass));
+      // Latin-1 text from logs is already UTF-8; replace anything else rather than throw.
+      out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+      break;
+    }
+    case ReportFormat::kTable: {
+      for (std::size_t i = 0; i < results.size(); ++i) {
+        if (i > 0) out << '\n';
+        write_table(out, results[i], pass);
+      }
+      break;
+    }
+    case ReportFormat::kCsv: {
+      for (std::size_t i = 0; i < kRowHeader.size(); ++i) out << (i ? "," : "") << kRowHeader[i];
+      out << '\n';
+      for (const auto& r : results) {
+        Row row = directory_row(r, true);
+        for (std::size_t i = 0; i < row.cells.size(); ++i) out << (i ? "," : "") << csv_field(row.cells[i]);
+        out << '\n';
+      }
+      break;
+    }
+    case ReportFormat::kMarkdown: {
+      out << '|';
+      for (const auto& h : kRowHeader) out << ' ' << h << " |";
+      out << "\n|";
+      for (std::size_t i = 0; i < kRowHeader.size(); ++i) out << "---|";
+      out << '\n';
+      for (const auto& r : results) {
+        Row row = directory_row(r, false);
+        out << '|';
+        for (const auto& c : row.cells) out << ' ' << md(c) << " |";
+        out << '\n';
+      }
+      break;
+    }
+  }
+}
+
+}  // namespace mlperf

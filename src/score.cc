@@ -1,0 +1,255 @@
+#include "mlperf/score.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "mlperf/olympic.h"
+
+namespace mlperf {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Reads a small JSON file (system description, scaling.json); nullopt with `error` set.
+std::optional<nlohmann::json> read_small_json(const fs::path& file, std::string& error) {
+  std::ifstream in(file);
+  if (!in) {
+    error = fmt::format("{}: cannot open", file.string());
+    return std::nullopt;
+  }
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    error = fmt::format("{}: invalid JSON: {}", file.string(), e.what());
+    return std::nullopt;
+  }
+}
+
+std::string most_common(const std::vector<Run>& runs, std::string Run::*field) {
+  std::map<std::string, int> counts;
+  for (const auto& r : runs) {
+    if (!(r.*field).empty()) ++counts[r.*field];
+  }
+  std::string best;
+  int best_count = 0;
+  for (const auto& [value, count] : counts) {
+    if (count > best_count) best = value, best_count = count;
+  }
+  return best;
+}
+
+// The part each run plays in the olympic mean (§3): the fastest `drop` counted runs and the
+// slowest `drop − dropped` are trimmed; ties keep file order.
+std::vector<std::string> olympic_roles(const std::vector<Run>& runs, int dropped, int drop) {
+  std::vector<std::string> roles(runs.size());
+  std::vector<std::size_t> counted;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].counted()) {
+      counted.push_back(i);
+      roles[i] = "counted";
+    } else {
+      roles[i] = "dropped: " + (runs[i].drop_reasons.empty() ? std::string("no time to train")
+                                                             : fmt::format("{}", fmt::join(runs[i].drop_reasons, "; ")));
+    }
+  }
+  if (dropped > drop) return roles;
+  std::stable_sort(counted.begin(), counted.end(),
+                   [&](std::size_t a, std::size_t b) { return *runs[a].minutes < *runs[b].minutes; });
+  const long n = static_cast<long>(counted.size());
+  for (long k = 0; k < n; ++k) {
+    if (k < drop) {
+      roles[counted[k]] = "trimmed (fastest)";
+    } else if (k >= n - (drop - dropped)) {
+      roles[counted[k]] = "trimmed (slowest)";
+    }
+  }
+  return roles;
+}
+
+}  // namespace
+
+DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options) {
+  DirectoryResult out;
+  out.dir = dir;
+  if (options.ruleset) {
+    out.ruleset = *options.ruleset;
+    out.ruleset_source = "--ruleset";
+  } else if (dir.path_ruleset) {
+    out.ruleset = *dir.path_ruleset;
+    out.ruleset_source = "path";
+  } else {
+    out.ruleset = data.facts().newest_ruleset();
+    out.ruleset_source = "newest shipped";
+  }
+  RunOptions run_options{out.ruleset, options.bert_train_samples};
+
+  for (const auto& file : dir.result_files) {
+    try {
+      out.runs.push_back(read_run(file, dir.benchmark_name, data.facts(), run_options));
+    } catch (const std::exception& e) {
+      out.errors.push_back(e.what());
+    }
+  }
+
+  // Benchmark and division: what the logs say (the folder name when they are silent).
+  out.benchmark = most_common(out.runs, &Run::benchmark);
+  if (out.benchmark.empty()) out.benchmark = dir.benchmark_name;
+  std::set<std::string> benchmarks;
+  for (const auto& r : out.runs) {
+    if (!r.benchmark.empty()) benchmarks.insert(r.benchmark);
+  }
+  if (benchmarks.size() > 1) {
+    out.warnings.push_back(fmt::format("runs name different benchmarks: {}", fmt::join(benchmarks, ", ")));
+  }
+  out.division = most_common(out.runs, &Run::division);
+  if (out.division.empty()) out.division = "closed";
+
+  const BenchmarkFacts* facts = data.facts().find(out.benchmark);
+  if (facts) {
+    out.required_runs = facts->required_runs;
+    out.olympic_drop = facts->olympic_drop;
+    auto round = data.facts().rounds.find(out.ruleset);
+    if (round != data.facts().rounds.end() &&
+        std::find(round->second.begin(), round->second.end(), out.benchmark) == round->second.end()) {
+      out.warnings.push_back(
+          fmt::format("{} is not a benchmark of the {} round", out.benchmark, out.ruleset.str()));
+    }
+  } else {
+    out.warnings.push_back(fmt::format("unknown benchmark \"{}\": no facts, no RCP check", out.benchmark));
+  }
+
+  // Platform: the system description first, then the logs (spec/devices.md).
+  if (dir.system_description) {
+    std::string error;
+    if (auto doc = read_small_json(*dir.system_description, error)) {
+      if (doc->is_object() && doc->contains("accelerator_model_name") && (*doc)["accelerator_model_name"].is_string()) {
+        out.accelerator_model_name = (*doc)["accelerator_model_name"].get<std::string>();
+      }
+    } else {
+      out.warnings.push_back(error);
+    }
+  }
+  std::vector<std::string> logged_platforms;
+  for (const auto& r : out.runs) {
+    if (!r.platform.empty()) logged_platforms.push_back(r.platform);
+  }
+  out.platform = tag_platform(data.platforms(), out.accelerator_model_name, logged_platforms);
+
+  // Time to train and the olympic mean (§2, §3).
+  std::vector<double> counted;
+  int dropped = 0;
+  for (const auto& r : out.runs) {
+    if (r.counted()) {
+      counted.push_back(*r.minutes);
+    } else {
+      ++dropped;
+    }
+    if (r.parse_error_count > 0) {
+      out.warnings.push_back(fmt::format("{}: {} MLLOG line(s) failed to parse; first at line {}: {}",
+                                         r.file, r.parse_error_count, r.parse_errors.front().line,
+                                         r.parse_errors.front().message));
+    }
+  }
+  int drop = out.olympic_drop;
+  out.olympic_minutes = olympic_mean(counted, dropped, drop);
+  out.run_roles = olympic_roles(out.runs, dropped, drop);
+  if (!out.olympic_minutes) {
+    out.warnings.push_back(dropped > drop
+                               ? fmt::format("{} runs dropped, at most {} allowed: no valid score", dropped, drop)
+                               : fmt::format("too few counted runs ({}) for an olympic mean", counted.size()));
+  }
+  if (out.required_runs > 0 && static_cast<int>(dir.result_files.size()) < out.required_runs) {
+    out.warnings.push_back(fmt::format("{} result files, {} requires {}: not a complete result",
+                                       dir.result_files.size(), out.benchmark, out.required_runs));
+  }
+
+  // Convergence against the RCPs (§4).
+  if (facts) {
+    RcpSubmission sub;
+    sub.benchmark = out.benchmark;
+    sub.ruleset = out.ruleset;
+    sub.olympic_drop = facts->olympic_drop;
+    sub.required_runs = facts->required_runs;
+    std::set<long long> sizes;
+    bool all_have_size = !out.runs.empty();
+    for (const auto& r : out.runs) {
+      sub.samples_to_converge.push_back(r.converged ? r.samples_to_converge : kNotConverged);
+      if (r.global_batch_size) {
+        sizes.insert(*r.global_batch_size);
+      } else {
+        all_have_size = false;
+      }
+    }
+    if (all_have_size && sizes.size() == 1 && benchmarks.size() <= 1) sub.batch_size = *sizes.begin();
+    if (sizes.size() > 1) {
+      out.warnings.push_back(fmt::format("runs use different global batch sizes: {}", fmt::join(sizes, ", ")));
+    }
+    try {
+      auto records = data.rcps(*facts, out.ruleset);
+      std::vector<RcpRecord> set = options.rcp_pass == RcpPass::kPruned ? prune_rcps(*records) : *records;
+      out.rcp = check_rcp(set, sub);
+    } catch (const std::exception& e) {
+      out.rcp = RcpVerdict{};
+      out.rcp.message = e.what();
+      out.errors.push_back(e.what());
+    }
+  } else {
+    out.rcp.message = "unknown benchmark: no RCP check";
+  }
+
+  // The score (§5).
+  if (out.olympic_minutes && out.rcp.passed) out.score_minutes = *out.olympic_minutes * out.rcp.normalization_factor;
+  out.passed = out.olympic_minutes.has_value() && out.rcp.passed;
+
+  // scaling.json: reported, never modified (§5).
+  fs::path scaling = dir.path / "scaling.json";
+  std::error_code ec;
+  if (fs::is_regular_file(scaling, ec)) {
+    std::string error;
+    auto doc = read_small_json(scaling, error);
+    if (doc && doc->is_object() && doc->contains("scaling_factor") && (*doc)["scaling_factor"].is_number()) {
+      out.scaling_json_factor = (*doc)["scaling_factor"].get<double>();
+      double computed = out.rcp.normalization_factor;
+      if (std::fabs(*out.scaling_json_factor - computed) > 1e-9 * std::max(1.0, std::fabs(computed))) {
+        out.warnings.push_back(fmt::format("scaling.json says {} but the RCP rules give {}",
+                                           *out.scaling_json_factor, computed));
+      }
+    } else {
+      out.warnings.push_back(doc ? fmt::format("{}: no numeric scaling_factor", scaling.string()) : error);
+    }
+  }
+
+  // Expected result for the platform.
+  if (out.score_minutes && out.platform.known) {
+    if (const ExpectedResult* e = data.expected().find(out.ruleset, out.benchmark, out.platform.name)) {
+      out.expected = compare_expected(*e, *out.score_minutes, options.tolerance_percent);
+    }
+  }
+  for (const auto& err : out.errors) out.warnings.push_back(err);
+  return out;
+}
+
+std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
+                                               const ScoreOptions& options) {
+  std::vector<DirectoryResult> results(dirs.size());
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < dirs.size(); i = next++) results[i] = score_directory(dirs[i], data, options);
+  };
+  unsigned n = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), dirs.size()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  return results;
+}
+
+}  // namespace mlperf
