@@ -1,6 +1,7 @@
 #include "mlperf/line_reader.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -39,6 +40,10 @@ ByteSource file_source(const std::filesystem::path& path) {
   handle->fd = ::open(handle->path.c_str(), O_RDONLY | O_CLOEXEC);
   if (handle->fd < 0) {
     throw std::runtime_error(fmt::format("{}: cannot open: {}", handle->path, std::strerror(errno)));
+  }
+  struct stat info {};
+  if (::fstat(handle->fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+    throw std::runtime_error(fmt::format("{}: cannot open: {}", handle->path, std::strerror(EISDIR)));
   }
 #ifdef POSIX_FADV_SEQUENTIAL
   ::posix_fadvise(handle->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -84,11 +89,13 @@ bool LineReader::next(Line& line) {
       begin_ += len + 1;
       ++line_number_;
       if (len > 0 && start[len - 1] == '\r') --len;
-      line = Line{std::string_view(start, len), line_number_, false};
+      bool truncated = len > max_line_bytes_;
+      line = Line{std::string_view(start, truncated ? max_line_bytes_ : len), line_number_, truncated};
       return true;
     }
     scanned = end_ - begin_;
-    if (scanned >= max_line_bytes_) {
+    // Only a line strictly longer than the limit (plus a possible '\r') is cut.
+    if (scanned > max_line_bytes_ + 1) {
       // Too long to keep: hand out its first bytes, then skip to the end of the line.
       ++line_number_;
       std::string_view head(buffer_.data() + begin_, max_line_bytes_);
@@ -116,7 +123,8 @@ bool LineReader::next(Line& line) {
       begin_ = end_;
       ++line_number_;
       if (len > 0 && s[len - 1] == '\r') --len;
-      line = Line{std::string_view(s, len), line_number_, false};
+      bool truncated = len > max_line_bytes_;
+      line = Line{std::string_view(s, truncated ? max_line_bytes_ : len), line_number_, truncated};
       return true;
     }
   }
