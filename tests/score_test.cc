@@ -1,0 +1,240 @@
+// Scoring whole directories: AMD's MI355X v5.1 examples (data/examples) and crafted copies.
+
+#include "mlperf/score.h"
+
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
+namespace mlperf {
+namespace {
+
+using testing::example_system;
+using testing::source_dir;
+using testing::TempDir;
+
+class ScoreTest : public ::testing::Test {
+ protected:
+  DataContext data{source_dir()};
+};
+
+TEST_F(ScoreTest, FindsBothExampleDirectoriesInSortedOrder) {
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(source_dir() / "data/examples", errors);
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(dirs.size(), 2u);
+  EXPECT_EQ(dirs[0].benchmark_name, "llama2_70b_lora");
+  EXPECT_EQ(dirs[1].benchmark_name, "llama31_8b");
+  EXPECT_EQ(dirs[0].submitter, "AMD");
+  EXPECT_EQ(dirs[0].system, "MI355X_EPYC_9575F_pytorch");
+  ASSERT_TRUE(dirs[0].system_description.has_value());
+  ASSERT_TRUE(dirs[0].path_ruleset.has_value());
+  EXPECT_EQ(dirs[0].path_ruleset->str(), "5.1.0");
+  ASSERT_EQ(dirs[0].result_files.size(), 10u);
+  EXPECT_EQ(dirs[0].result_files.front().filename(), "result_0.txt");
+  EXPECT_EQ(dirs[0].result_files.back().filename(), "result_9.txt");
+}
+
+TEST_F(ScoreTest, Llama31_8bOnMI355XScoresAsPublished) {
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(example_system() / "llama31_8b", errors);
+  ASSERT_EQ(dirs.size(), 1u);
+  DirectoryResult r = score_directory(dirs[0], data, ScoreOptions{});
+  EXPECT_EQ(r.benchmark, "llama31_8b");
+  EXPECT_EQ(r.ruleset.str(), "5.1.0");
+  EXPECT_EQ(r.ruleset_source, "path");
+  EXPECT_EQ(r.platform.name, "MI355X");
+  EXPECT_EQ(r.platform.source, "system description");
+  ASSERT_TRUE(r.rcp.passed);
+  EXPECT_EQ(r.rcp.rcp_case, RcpCase::kExact);
+  EXPECT_DOUBLE_EQ(*r.rcp.submission_mean, 178144.0);
+  EXPECT_NEAR(r.rcp.normalization_factor, 1.004011735824202, 1e-15);
+  ASSERT_TRUE(r.score_minutes.has_value());
+  EXPECT_NEAR(*r.score_minutes, 99.70854353631518, 1e-9);  // spec §7
+  ASSERT_TRUE(r.expected.has_value());
+  EXPECT_DOUBLE_EQ(r.expected->expected.published_minutes, 99.71);
+  EXPECT_TRUE(r.expected->within_tolerance);
+  EXPECT_NEAR(r.expected->delta_percent, (99.70854353631518 - 99.71) / 99.71 * 100, 1e-6);
+  EXPECT_TRUE(r.passed);
+  // scaling.json agrees with the computed factor: no warning about it.
+  for (const auto& w : r.warnings) EXPECT_EQ(w.find("scaling.json"), std::string::npos) << w;
+  // Roles: result_2 is the fastest, result_3 the slowest (real v5.1 logs).
+  EXPECT_EQ(r.run_roles[2], "trimmed (fastest)");
+  EXPECT_EQ(r.run_roles[3], "trimmed (slowest)");
+  EXPECT_EQ(r.run_roles[0], "counted");
+}
+
+TEST_F(ScoreTest, Llama2_70bLoraOnMI355XScoresAsPublished) {
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(example_system() / "llama2_70b_lora", errors);
+  ASSERT_EQ(dirs.size(), 1u);
+  DirectoryResult r = score_directory(dirs[0], data, ScoreOptions{});
+  ASSERT_TRUE(r.score_minutes.has_value());
+  EXPECT_NEAR(*r.score_minutes, 10.18474574915825, 1e-10);  // spec §7
+  EXPECT_NEAR(r.rcp.normalization_factor, 1.0033670033670032, 1e-15);
+  ASSERT_TRUE(r.expected.has_value());
+  EXPECT_DOUBLE_EQ(r.expected->expected.published_minutes, 10.18);
+  ASSERT_TRUE(r.expected->expected.about_minutes.has_value());
+  EXPECT_DOUBLE_EQ(*r.expected->expected.about_minutes, 10.0);
+}
+
+TEST_F(ScoreTest, TolerancePercentDecidesTheVerdict) {
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(example_system() / "llama2_70b_lora", errors);
+  ScoreOptions options;
+  options.tolerance_percent = 0.01;  // 10.1847 vs 10.18 is +0.047 %
+  DirectoryResult r = score_directory(dirs[0], data, options);
+  ASSERT_TRUE(r.expected.has_value());
+  EXPECT_FALSE(r.expected->within_tolerance);
+}
+
+TEST_F(ScoreTest, ExplicitRulesetWinsOverThePath) {
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(example_system() / "llama31_8b", errors);
+  ScoreOptions options;
+  options.ruleset = Ruleset::parse("6.0.0");
+  DirectoryResult r = score_directory(dirs[0], data, options);
+  EXPECT_EQ(r.ruleset.str(), "6.0.0");
+  EXPECT_EQ(r.ruleset_source, "--ruleset");
+  EXPECT_FALSE(r.expected.has_value());  // the published figures are for 5.1.0
+}
+
+// A copy of the llama31_8b example with some runs damaged.
+class DamagedCopy : public ScoreTest {
+ protected:
+  void SetUp() override {
+    dir_ = tmp_.path() / "training_results_v5.1/AMD/results/MI355X_EPYC_9575F_pytorch/llama31_8b";
+    std::filesystem::create_directories(dir_.parent_path());
+    std::filesystem::copy(example_system() / "llama31_8b", dir_, std::filesystem::copy_options::recursive);
+  }
+  // Removes the run_stop line of one result file.
+  void drop_run_stop(const std::string& file) {
+    std::string text = testing::read_file(dir_ / file);
+    std::string out;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+      std::size_t nl = text.find('\n', pos);
+      std::size_t end = nl == std::string::npos ? text.size() : nl + 1;
+      std::string line = text.substr(pos, end - pos);
+      if (line.find("\"key\": \"run_stop\"") == std::string::npos) out += line;
+      pos = end;
+    }
+    testing::write_file(dir_ / file, out);
+  }
+  DirectoryResult score() {
+    std::vector<DiscoveryError> errors;
+    auto dirs = find_benchmark_dirs(dir_, errors);
+    EXPECT_EQ(dirs.size(), 1u);
+    return score_directory(dirs.at(0), data, ScoreOptions{});
+  }
+  TempDir tmp_;
+  std::filesystem::path dir_;
+};
+
+TEST_F(DamagedCopy, OneRunWithoutRunStopStandsInForTheSlowest) {
+  drop_run_stop("result_0.txt");  // 95.9690 min, a counted run
+  DirectoryResult r = score();
+  EXPECT_FALSE(r.runs[0].counted());
+  EXPECT_EQ(r.run_roles[0].rfind("dropped: ", 0), 0u);
+  // Counted minutes sorted: drop the fastest only (the dropped run replaces the slowest).
+  std::vector<double> counted;
+  for (const auto& run : r.runs) {
+    if (run.counted()) counted.push_back(*run.minutes);
+  }
+  ASSERT_EQ(counted.size(), 9u);
+  std::sort(counted.begin(), counted.end());
+  double sum = 0;
+  for (std::size_t i = 1; i < 9; ++i) sum += counted[i];
+  ASSERT_TRUE(r.olympic_minutes.has_value());
+  EXPECT_DOUBLE_EQ(*r.olympic_minutes, sum / 8);
+  EXPECT_EQ(r.run_roles[3], "counted");  // the slowest stays in: result_0 took its place
+  // Samples: result_0 did not converge (+inf) and falls off the top; the rest pass the RCP.
+  EXPECT_FALSE(r.runs[0].converged);
+  EXPECT_TRUE(r.rcp.passed);
+}
+
+TEST_F(DamagedCopy, TwoRunsWithoutRunStopLeaveNoValidScore) {
+  drop_run_stop("result_0.txt");
+  drop_run_stop("result_1.txt");
+  DirectoryResult r = score();
+  EXPECT_FALSE(r.olympic_minutes.has_value());
+  EXPECT_FALSE(r.score_minutes.has_value());
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.rcp.rcp_case, RcpCase::kInsufficientConvergence);
+}
+
+TEST_F(DamagedCopy, FewerRunsThanRequiredWarns) {
+  std::filesystem::remove(dir_ / "result_9.txt");
+  DirectoryResult r = score();
+  bool warned = false;
+  for (const auto& w : r.warnings) warned |= w.find("9 result files, llama31_8b requires 10") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST_F(DamagedCopy, ScalingJsonThatDisagreesIsReportedNotChanged) {
+  testing::write_file(dir_ / "scaling.json", "{\"scaling_factor\": 1.00383}");
+  DirectoryResult r = score();
+  ASSERT_TRUE(r.scaling_json_factor.has_value());
+  EXPECT_DOUBLE_EQ(*r.scaling_json_factor, 1.00383);
+  bool warned = false;
+  for (const auto& w : r.warnings) warned |= w.find("scaling.json says 1.00383") != std::string::npos;
+  EXPECT_TRUE(warned);
+  EXPECT_EQ(testing::read_file(dir_ / "scaling.json"), "{\"scaling_factor\": 1.00383}");
+}
+
+TEST_F(DamagedCopy, MixedBatchSizesFailTheRcpCheck) {
+  std::string text = testing::read_file(dir_ / "result_4.txt");
+  auto at = text.find("\"key\": \"global_batch_size\", \"value\": 32");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("\"key\": \"global_batch_size\", \"value\": 32").size(),
+               "\"key\": \"global_batch_size\", \"value\": 64");
+  testing::write_file(dir_ / "result_4.txt", text);
+  DirectoryResult r = score();
+  EXPECT_EQ(r.rcp.rcp_case, RcpCase::kNoBatchSize);
+  EXPECT_FALSE(r.rcp.passed);
+  EXPECT_FALSE(r.passed);
+}
+
+TEST_F(DamagedCopy, PlatformComesFromTheLogsWithoutSystemDescription) {
+  // No systems/ folder in the copy: the platform comes from the logs ("MI355X").
+  DirectoryResult r = score();
+  EXPECT_EQ(r.platform.name, "MI355X");
+  EXPECT_EQ(r.platform.source, "log");
+}
+
+TEST(Discovery, MissingPathAndFileAreErrors) {
+  TempDir tmp;
+  std::vector<DiscoveryError> errors;
+  EXPECT_TRUE(find_benchmark_dirs(tmp.path() / "nope", errors).empty());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].message, "no such file or directory");
+  testing::write_file(tmp.path() / "file.txt", "x");
+  errors.clear();
+  EXPECT_TRUE(find_benchmark_dirs(tmp.path() / "file.txt", errors).empty());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("not a directory"), std::string::npos);
+}
+
+TEST(Discovery, NaturalOrderOfResultFiles) {
+  TempDir tmp;
+  for (int i : {10, 2, 1, 0}) testing::write_file(tmp.path() / "bench" / ("result_" + std::to_string(i) + ".txt"), "");
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  ASSERT_EQ(dirs.size(), 1u);
+  std::vector<std::string> names;
+  for (const auto& f : dirs[0].result_files) names.push_back(f.filename().string());
+  EXPECT_EQ(names, (std::vector<std::string>{"result_0.txt", "result_1.txt", "result_2.txt", "result_10.txt"}));
+  EXPECT_FALSE(dirs[0].path_ruleset.has_value());
+}
+
+TEST(Discovery, SymlinkLoopIsNotFollowed) {
+  TempDir tmp;
+  testing::write_file(tmp.path() / "a/bench/result_0.txt", "");
+  std::filesystem::create_directory_symlink(tmp.path(), tmp.path() / "a/loop");
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  EXPECT_EQ(dirs.size(), 1u);
+}
+
+}  // namespace
+}  // namespace mlperf

@@ -1,0 +1,83 @@
+#pragma once
+// Helpers shared by the tests: paths of the source tree, temporary folders, file hashes.
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+
+namespace mlperf::testing {
+
+/// The source tree (configs/, data/).
+inline std::filesystem::path source_dir() { return MLPERF_SCORE_SOURCE_DIR; }
+
+/// AMD's MI355X v5.1 example system folder shipped in data/examples.
+inline std::filesystem::path example_system() {
+  return source_dir() / "data/examples/training_results_v5.1/AMD/results/MI355X_EPYC_9575F_pytorch";
+}
+
+/// A fresh temporary folder, removed when the object goes away.
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    path_ = std::filesystem::temp_directory_path() / ("mlperf-score-test-" + std::to_string(rd()) + std::to_string(rd()));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::permissions(path_, std::filesystem::perms::owner_all, std::filesystem::perm_options::add, ec);
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline void write_file(const std::filesystem::path& p, const std::string& text) {
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Every file below `root` with its contents' hash and size: compared before and after a
+/// command to prove it wrote nothing into its input.
+inline std::map<std::string, std::pair<std::size_t, std::size_t>> snapshot(const std::filesystem::path& root) {
+  std::map<std::string, std::pair<std::size_t, std::size_t>> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    std::string contents = e.is_regular_file() ? read_file(e.path()) : std::string();
+    out[e.path().string()] = {std::hash<std::string>{}(contents), contents.size()};
+  }
+  return out;
+}
+
+/// Result of running a command: exit status and captured stdout.
+struct CommandResult {
+  int status = -1;
+  std::string out;
+};
+
+/// Runs `command` with /bin/sh, capturing stdout (stderr goes to `stderr_file` when given).
+inline CommandResult run_command(const std::string& command) {
+  CommandResult r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
+  int status = ::pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace mlperf::testing
