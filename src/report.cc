@@ -216,9 +216,9 @@ void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
   fmt::print(out, "    smallest acceptable mean {}\n", opt_text(r.rcp.min_mean, "{:.2f}"));
   fmt::print(out, "    max speedup              {}\n", opt_text(r.rcp.max_speedup, "{:.7f}"));
   fmt::print(out, "    submission mean          {}\n", opt_text(r.rcp.submission_mean, "{:.2f}"));
-  fmt::print(out, "    normalization factor     {}\n", fmt::format("{:.15g}", r.rcp.normalization_factor));
+  fmt::print(out, "    normalization factor     {}\n", fmt::format("{}", r.rcp.normalization_factor));
   if (!r.rcp.message.empty()) fmt::print(out, "    {}\n", r.rcp.message);
-  if (r.scaling_json_factor) fmt::print(out, "    scaling.json             {:.15g}\n", *r.scaling_json_factor);
+  if (r.scaling_json_factor) fmt::print(out, "    scaling.json             {}\n", *r.scaling_json_factor);
   fmt::print(out, "  score          {}   {}\n",
              r.score_minutes ? fmt::format("{:.2f} minutes", *r.score_minutes) : std::string("none"),
              verdict_text(r));
