@@ -114,7 +114,7 @@ Facts Facts::load(const std::filesystem::path& file) {
     }
     for (const auto& [r, list] : doc.at("rounds").items()) {
       auto parsed = Ruleset::parse(r);
-      if (!parsed) throw std::runtime_error(fmt::format("bad ruleset \"{}\"", r));
+      if (!parsed) throw std::runtime_error(fmt::format("{}: bad ruleset \"{}\"", file.string(), r));
       facts.rounds[*parsed] = list.get<std::vector<std::string>>();
     }
   } catch (const nlohmann::json::exception& e) {
