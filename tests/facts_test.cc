@@ -20,11 +20,7 @@ using testing::source_dir;
 using testing::TempDir;
 using testing::write_file;
 
-Ruleset rs(const char* text) {
-  auto r = Ruleset::parse(text);
-  if (!r) throw std::logic_error(std::string("test ruleset does not parse: ") + text);
-  return *r;
-}
+using testing::rs;
 
 // ---------------------------------------------------------------------------------------------
 // Ruleset

@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 namespace mlperf {
 namespace {
 
@@ -44,26 +46,7 @@ std::vector<Got> read_string(std::string text, std::size_t chunk = SIZE_MAX,
   return read_all(reader);
 }
 
-// A file in the temp directory, removed when the test ends.
-class TempFile {
- public:
-  explicit TempFile(const std::string& content) {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("mlperf_line_reader_test_" + std::to_string(::getpid()) + "_" +
-             std::to_string(counter++) + ".txt");
-    std::ofstream out(path_, std::ios::binary);
-    out << content;
-  }
-  ~TempFile() {
-    std::error_code ec;
-    std::filesystem::remove(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using testing::TempFile;
 
 TEST(LineReader, LfEndings) {
   std::vector<Got> want = {{"a", 1, false}, {"bb", 2, false}, {"ccc", 3, false}};

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "test_support.h"
 #include <nlohmann/json.hpp>
 
 namespace mlperf {
@@ -17,11 +19,7 @@ namespace {
 
 constexpr double kScore = 10.18474574915825;
 
-Ruleset rs(const char* text) {
-  auto r = Ruleset::parse(text);
-  if (!r) throw std::logic_error(std::string("test ruleset does not parse: ") + text);
-  return *r;
-}
+using testing::rs;
 
 Run make_run(const std::string& file, double minutes, std::optional<double> samples,
              std::vector<std::string> drop_reasons = {}, std::optional<std::string> status = "success") {

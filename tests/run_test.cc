@@ -16,6 +16,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 #include "mlperf/facts.h"
 #include "mlperf/line_reader.h"
 #include "mlperf/mllog.h"
@@ -74,25 +76,7 @@ struct Log {
   }
 };
 
-// A file in the temp directory, removed when the test ends.
-class TempFile {
- public:
-  explicit TempFile(const std::string& content) {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("mlperf_run_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".txt");
-    std::ofstream out(path_, std::ios::binary);
-    out << content;
-  }
-  ~TempFile() {
-    std::error_code ec;
-    std::filesystem::remove(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using testing::TempFile;
 
 Run read_log(const Log& log, const std::string& hint, const RunOptions& opts) {
   TempFile file(log.text);

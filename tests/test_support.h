@@ -1,13 +1,19 @@
 #pragma once
 // Helpers shared by the tests: paths of the source tree, temporary folders, file hashes.
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+
+#include "mlperf/ruleset.h"
 
 namespace mlperf::testing {
 
@@ -32,6 +38,35 @@ class TempDir {
     std::filesystem::permissions(path_, std::filesystem::perms::owner_all, std::filesystem::perm_options::add, ec);
     std::filesystem::remove_all(path_, ec);
   }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// A ruleset the test knows to be valid, e.g. rs("5.1.0").
+inline Ruleset rs(const char* text) {
+  auto r = Ruleset::parse(text);
+  if (!r) throw std::logic_error(std::string("test ruleset does not parse: ") + text);
+  return *r;
+}
+
+/// A file in the temp directory holding `content`, removed when the object goes away.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& content) {
+    static std::atomic<int> counter{0};
+    path_ = std::filesystem::temp_directory_path() /
+            ("mlperf-score-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".txt");
+    std::ofstream out(path_, std::ios::binary);
+    out << content;
+  }
+  ~TempFile() {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
   const std::filesystem::path& path() const { return path_; }
 
  private:
