@@ -205,9 +205,15 @@ DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data
     out.rcp.message = "unknown benchmark: no RCP check";
   }
 
-  // The score (§5).
-  if (out.olympic_minutes && out.rcp.passed) out.score_minutes = *out.olympic_minutes * out.rcp.normalization_factor;
-  out.passed = out.olympic_minutes.has_value() && out.rcp.passed;
+  // The score (§5). Convergence against the RCPs binds the closed division only (MLPerf
+  // Training rules); an open result is scored with the factor the check gives (1.0 on a fail).
+  bool rcp_required = out.division != "open";
+  if (!rcp_required && !out.rcp.passed) {
+    out.warnings.push_back("RCP check failed; not required in the open division");
+  }
+  bool rcp_ok = out.rcp.passed || !rcp_required;
+  if (out.olympic_minutes && rcp_ok) out.score_minutes = *out.olympic_minutes * out.rcp.normalization_factor;
+  out.passed = out.olympic_minutes.has_value() && rcp_ok;
 
   // scaling.json: reported, never modified (§5).
   fs::path scaling = dir.path / "scaling.json";

@@ -195,6 +195,28 @@ TEST_F(DamagedCopy, MixedBatchSizesFailTheRcpCheck) {
   EXPECT_FALSE(r.passed);
 }
 
+TEST_F(DamagedCopy, OpenDivisionDoesNotNeedTheRcpCheck) {
+  // Every run logs "closed"; make them open and give them a batch size with no RCP record.
+  for (const auto& f : std::filesystem::directory_iterator(dir_)) {
+    if (f.path().filename() == "scaling.json") continue;
+    std::string text = testing::read_file(f.path());
+    for (auto [from, to] : {std::pair<std::string, std::string>{"\"value\": \"closed\"", "\"value\": \"open\""},
+                            {"\"key\": \"global_batch_size\", \"value\": 32", "\"key\": \"global_batch_size\", \"value\": 4096"}}) {
+      for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+        text.replace(at, from.size(), to);
+      }
+    }
+    testing::write_file(f.path(), text);
+  }
+  DirectoryResult r = score();
+  EXPECT_EQ(r.division, "open");
+  EXPECT_EQ(r.rcp.rcp_case, RcpCase::kMissing);  // only smaller batch sizes have records
+  EXPECT_FALSE(r.rcp.passed);
+  EXPECT_TRUE(r.passed);
+  ASSERT_TRUE(r.score_minutes.has_value());
+  EXPECT_DOUBLE_EQ(*r.score_minutes, *r.olympic_minutes);  // factor 1.0
+}
+
 TEST_F(DamagedCopy, PlatformComesFromTheLogsWithoutSystemDescription) {
   // No systems/ folder in the copy: the platform comes from the logs ("MI355X").
   DirectoryResult r = score();

@@ -109,7 +109,7 @@ struct DirectoryResult {
   std::optional<double> scaling_json_factor;  ///< scaling.json "scaling_factor", when present
   std::optional<ExpectedComparison> expected;
   std::vector<std::string> warnings;
-  bool passed = false;  ///< olympic score exists and the RCP check passed
+  bool passed = false;  ///< olympic score exists and the RCP check passed (closed division)
 };
 
 /// Scores one directory (§2–§5). Reads only; never writes into the directory. Unreadable
