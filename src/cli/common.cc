@@ -1,0 +1,56 @@
+#include "common.h"
+
+#include <fmt/format.h>
+
+namespace mlperf::cli {
+
+std::unique_ptr<DataContext> load_data(const std::string& data_dir) {
+  try {
+    return std::make_unique<DataContext>(find_data_root(data_dir.empty() ? std::nullopt : std::optional<std::filesystem::path>(data_dir)));
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "mlperf-score: {}\n", e.what());
+    return nullptr;
+  }
+}
+
+std::optional<Ruleset> parse_ruleset_option(const std::string& text, bool& ok) {
+  ok = true;
+  if (text.empty()) return std::nullopt;
+  auto r = Ruleset::parse(text);
+  if (!r) {
+    fmt::print(stderr, "mlperf-score: --ruleset {}: expected X.Y.Z, e.g. 5.1.0\n", text);
+    ok = false;
+  }
+  return r;
+}
+
+std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>& paths, int& status) {
+  std::vector<BenchmarkDir> dirs;
+  for (const auto& p : paths) {
+    std::vector<DiscoveryError> errors;
+    auto found = find_benchmark_dirs(p, errors);
+    for (const auto& e : errors) fmt::print(stderr, "mlperf-score: {}: {}\n", e.path, e.message);
+    if (!errors.empty()) status = kExitInputError;
+    if (found.empty() && errors.empty()) {
+      fmt::print(stderr, "mlperf-score: {}: no result files (result_*.txt) found\n", p);
+      status = kExitInputError;
+    }
+    for (auto& d : found) dirs.push_back(std::move(d));
+  }
+  return dirs;
+}
+
+void print_input_errors(const std::vector<DirectoryResult>& results) {
+  for (const auto& r : results) {
+    for (const auto& e : r.errors) fmt::print(stderr, "mlperf-score: {}\n", e);
+    for (const auto& run : r.runs) {
+      for (const auto& e : run.parse_errors) fmt::print(stderr, "{}:{}: {}\n", e.file, e.line, e.message);
+      if (run.parse_error_count > run.parse_errors.size()) {
+        fmt::print(stderr, "{}: {} more parse errors not shown\n", run.file,
+                   run.parse_error_count - run.parse_errors.size());
+      }
+    }
+  }
+}
+
+}  // namespace mlperf::cli

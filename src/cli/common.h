@@ -1,0 +1,49 @@
+#pragma once
+// Pieces every subcommand of the mlperf-score CLI shares: exit statuses, data loading,
+// finding benchmark directories. The CLI only wires library stages together and formats.
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mlperf/score.h"
+
+namespace mlperf::cli {
+
+/// Exit statuses CI can rely on.
+enum ExitStatus : int {
+  kExitPassed = 0,      ///< every directory scored and passed
+  kExitRuleFailed = 1,  ///< some directory failed a rule (RCP, too many dropped runs)
+  kExitInputError = 2,  ///< usage error, unreadable input, or no result files found
+};
+
+/// A registered subcommand: its CLI11 node and what runs when it is chosen.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+/// Loads the shipped data from `data_dir` (or the default places, see find_data_root).
+/// Prints the error to stderr and returns nullptr when it cannot.
+std::unique_ptr<DataContext> load_data(const std::string& data_dir);
+
+/// Parses --ruleset; nullopt (no override) when empty. Prints an error and sets `ok` false
+/// when it is not X.Y.Z.
+std::optional<Ruleset> parse_ruleset_option(const std::string& text, bool& ok);
+
+/// Every benchmark directory below `paths`, in the order given (sorted below each path).
+/// Missing paths, unreadable folders and paths without result files are printed to stderr
+/// and make `status` kExitInputError.
+std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>& paths, int& status);
+
+/// Prints each directory's unreadable files and parse errors to stderr as FILE:LINE: msg.
+void print_input_errors(const std::vector<DirectoryResult>& results);
+
+/// The subcommands; each lives in its own file.
+Command add_score_command(CLI::App& app);
+
+}  // namespace mlperf::cli
