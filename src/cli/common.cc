@@ -1,8 +1,28 @@
 #include "common.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace mlperf::cli {
+
+namespace {
+std::vector<std::pair<std::string, CommandFactory>>& registry() {
+  static std::vector<std::pair<std::string, CommandFactory>> commands;  // built before main()
+  return commands;
+}
+}  // namespace
+
+bool register_command(const char* name, CommandFactory factory) {
+  registry().emplace_back(name, factory);
+  return true;
+}
+
+std::vector<std::pair<std::string, CommandFactory>> registered_commands() {
+  auto commands = registry();
+  std::sort(commands.begin(), commands.end());
+  return commands;
+}
 
 std::unique_ptr<DataContext> load_data(const std::string& data_dir) {
   try {

@@ -43,7 +43,14 @@ std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>&
 /// Prints each directory's unreadable files and parse errors to stderr as FILE:LINE: msg.
 void print_input_errors(const std::vector<DirectoryResult>& results);
 
-/// The subcommands; each lives in its own file.
-Command add_score_command(CLI::App& app);
+/// Adds one subcommand to `app`.
+using CommandFactory = Command (*)(CLI::App& app);
+
+/// Registers a subcommand; each command file calls it from a namespace-scope initializer
+/// (`const bool registered = register_command(&add_x_command);`), so main.cc never changes.
+bool register_command(const char* name, CommandFactory factory);
+
+/// The registered subcommands, sorted by name.
+std::vector<std::pair<std::string, CommandFactory>> registered_commands();
 
 }  // namespace mlperf::cli

@@ -13,9 +13,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "mlperf-score 0.1.0");
   app.require_subcommand(1);
 
-  std::vector<Command> commands = {
-      add_score_command(app),
-  };
+  std::vector<Command> commands;
+  for (const auto& [name, factory] : registered_commands()) commands.push_back(factory(app));
 
   try {
     app.parse(argc, argv);

@@ -56,8 +56,6 @@ int run_score(const ScoreArgs& args) {
   return status;
 }
 
-}  // namespace
-
 Command add_score_command(CLI::App& app) {
   auto args = std::make_shared<ScoreArgs>();
   CLI::App* cmd = app.add_subcommand("score", "Score benchmark directories (holding result_*.txt) or any folder above them");
@@ -77,5 +75,9 @@ Command add_score_command(CLI::App& app) {
   cmd->add_option("PATH", args->paths, "Benchmark directories or folders above them")->required();
   return {cmd, [args] { return run_score(*args); }};
 }
+
+const bool registered = register_command("score", &add_score_command);
+
+}  // namespace
 
 }  // namespace mlperf::cli
