@@ -78,6 +78,9 @@ void RunBuilder::on_eval(const Event& e) {
 void RunBuilder::add(const Event& e) {
   ++run_.mllog_lines;
   const std::string& k = e.key;
+  Run::KeyCensus& census = run_.key_census[k];
+  if (census.count++ == 0) census.first = EventMark{e.time_ms, e.line};
+  census.last = EventMark{e.time_ms, e.line};
   if (k == "eval_accuracy" || k == "eval_error") {
     on_eval(e);
   } else if (k == "tracked_stats") {

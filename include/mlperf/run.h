@@ -59,6 +59,14 @@ struct Run {
   double samples_to_converge = kNotConverged;  ///< samples or epochs; kNotConverged if not
   std::optional<double> last_throughput;       ///< last tracked_stats throughput (samples/s)
 
+  /// Per logged key: how often it appears and where first and last (for compliance checks).
+  struct KeyCensus {
+    int count = 0;
+    EventMark first;
+    EventMark last;
+  };
+  std::map<std::string, KeyCensus> key_census;
+
   std::uint64_t mllog_lines = 0;         ///< lines holding the MLLOG token
   std::uint64_t parse_error_count = 0;   ///< MLLOG lines that failed to parse
   std::vector<ParseError> parse_errors;  ///< the first kMaxKeptParseErrors of them
