@@ -1,0 +1,93 @@
+// `mlperf-score compare`: score benchmark directories and compare them, one row per
+// directory grouped by benchmark, with the speedup against a baseline (scoring.md §2–§5).
+
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common.h"
+#include "mlperf/compare.h"
+
+namespace mlperf::cli {
+
+namespace {
+
+struct CompareArgs {
+  std::string baseline;
+  std::string ruleset;
+  std::string format = "table";
+  std::string rcp_pass = "pruned";
+  bool bert_train_samples = false;
+  std::string data_dir;
+  std::vector<std::string> paths;
+};
+
+// The same directory given twice (as baseline and in PATH, or below two PATHs) is one row.
+std::string identity(const std::filesystem::path& p) {
+  std::error_code ec;
+  auto canonical = std::filesystem::weakly_canonical(p, ec);
+  return ec ? std::filesystem::absolute(p).lexically_normal().string() : canonical.string();
+}
+
+int run_compare(const CompareArgs& args) {
+  bool ruleset_ok = true;
+  ScoreOptions options;
+  options.ruleset = parse_ruleset_option(args.ruleset, ruleset_ok);
+  if (!ruleset_ok) return kExitInputError;
+  options.rcp_pass = args.rcp_pass == "full" ? RcpPass::kFull : RcpPass::kPruned;
+  options.bert_train_samples = args.bert_train_samples;
+  ReportFormat format = *parse_report_format(args.format);
+
+  auto data = load_data(args.data_dir);
+  if (!data) return kExitInputError;
+
+  // The baseline directories come first: --baseline, else the first PATH.
+  int status = kExitPassed;
+  std::vector<std::string> baseline_paths = {args.baseline.empty() ? args.paths.front() : args.baseline};
+  std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(baseline_paths, status);
+  const std::size_t baseline_count = dirs.size();
+  std::set<std::string> seen;
+  for (const auto& d : dirs) seen.insert(identity(d.path));
+  std::vector<std::string> rest(args.paths.begin() + (args.baseline.empty() ? 1 : 0), args.paths.end());
+  for (auto& d : collect_benchmark_dirs(rest, status)) {
+    if (seen.insert(identity(d.path)).second) dirs.push_back(std::move(d));
+  }
+
+  std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
+  print_input_errors(results);
+  for (const auto& r : results) {
+    if (!r.errors.empty()) status = kExitInputError;
+    if (!r.passed && status == kExitPassed) status = kExitRuleFailed;
+  }
+  write_comparison(std::cout, compare_results(results, baseline_count), format);
+  std::cout.flush();
+  return status;
+}
+
+Command add_compare_command(CLI::App& app) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Compare benchmark directories: score, speedup vs a baseline, run-time spread, grouped by benchmark");
+  cmd->add_option("--baseline", args->baseline,
+                  "Baseline directory (or a folder above several); default: the first PATH");
+  cmd->add_option("--ruleset", args->ruleset,
+                  "Ruleset X.Y.Z (default: a training_results_vX.Y path component, else the newest shipped)");
+  cmd->add_option("--format", args->format, "Output format")
+      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
+      ->capture_default_str();
+  cmd->add_option("--rcp-pass", args->rcp_pass, "RCP set: pruned (default, as the reference) or full")
+      ->check(CLI::IsMember({"pruned", "full"}))
+      ->capture_default_str();
+  cmd->add_flag("--bert-train-samples", args->bert_train_samples, "bert: take samples to converge from train_samples");
+  cmd->add_option("--data-dir", args->data_dir, "Folder holding configs/ and data/rcps/");
+  cmd->add_option("PATH", args->paths, "Benchmark directories or folders above them")->required();
+  return {cmd, [args] { return run_compare(*args); }};
+}
+
+const bool registered = register_command("compare", &add_compare_command);
+
+}  // namespace
+
+}  // namespace mlperf::cli

@@ -1,0 +1,302 @@
+#include "mlperf/summary.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace mlperf {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string string_field(const nlohmann::json& doc, const char* key) {
+  auto it = doc.find(key);
+  return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// A count given as a JSON integer or as a string of digits ("8"); nullopt otherwise.
+std::optional<long long> count_field(const nlohmann::json& doc, const char* key) {
+  auto it = doc.find(key);
+  if (it == doc.end()) return std::nullopt;
+  if (it->is_number_integer()) return it->get<long long>();
+  if (it->is_number_float()) {
+    double v = it->get<double>();
+    if (std::isfinite(v) && v == std::floor(v)) return static_cast<long long>(v);
+    return std::nullopt;
+  }
+  if (!it->is_string()) return std::nullopt;
+  std::string text = it->get<std::string>();
+  auto first = text.find_first_not_of(" \t");
+  auto last = text.find_last_not_of(" \t");
+  if (first == std::string::npos) return std::nullopt;
+  long long value = 0;
+  const char* begin = text.data() + first;
+  const char* end = text.data() + last + 1;
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+nlohmann::json opt(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json();
+}
+
+nlohmann::json opt_str(const std::string& s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); }
+
+std::string md(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+// Characters of UTF-8 text (continuation bytes do not count): column widths.
+std::size_t display_width(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+// `s` padded with spaces to `width` characters, on the left when `right` (figures).
+std::string pad(const std::string& s, std::size_t width, bool right) {
+  std::string fill(width > display_width(s) ? width - display_width(s) : 0, ' ');
+  return right ? fill + s : s + fill;
+}
+
+void add_column(std::vector<std::string>& columns, const std::string& benchmark) {
+  if (std::find(columns.begin(), columns.end(), benchmark) == columns.end()) columns.push_back(benchmark);
+}
+
+const std::vector<std::string> kDescriptionColumns = {
+    "submitter",    "system",      "system_name",  "division", "availability", "accelerator_model_name",
+    "accelerator_count", "host_processor_model_name", "framework"};
+
+// Headers of the table format (for people).
+const std::vector<std::string> kTableHeaders = {"submitter", "system", "system name", "division", "availability",
+                                                "accelerator", "#", "host processor", "framework"};
+
+std::vector<std::string> description_cells(const SystemRow& s) {
+  return {s.submitter,
+          s.system,
+          s.system_name,
+          s.division,
+          s.availability,
+          s.accelerator_model_name,
+          s.accelerator_count ? std::to_string(*s.accelerator_count) : std::string(),
+          s.host_processor_model_name,
+          s.framework};
+}
+
+// A score cell: 2 decimals; `absent` when the system has no directory; "no score" when it
+// has one without a valid score.
+std::string score_cell(const SystemRow& s, std::size_t column, const char* absent) {
+  if (!s.result_index[column]) return absent;
+  if (!s.scores[column]) return "no score";
+  return fmt::format("{:.2f}", *s.scores[column]);
+}
+
+}  // namespace
+
+SystemDescription read_system_description(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot open system description", file.string()));
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(fmt::format("{}: invalid JSON: {}", file.string(), e.what()));
+  }
+  if (!doc.is_object()) throw std::runtime_error(fmt::format("{}: not a JSON object", file.string()));
+  SystemDescription d;
+  d.system_name = string_field(doc, "system_name");
+  d.division = string_field(doc, "division");
+  d.availability = string_field(doc, "status");
+  d.accelerator_model_name = string_field(doc, "accelerator_model_name");
+  d.accelerators_per_node = count_field(doc, "accelerators_per_node");
+  d.number_of_nodes = count_field(doc, "number_of_nodes");
+  d.host_processor_model_name = string_field(doc, "host_processor_model_name");
+  d.framework = string_field(doc, "framework");
+  return d;
+}
+
+Summary summarize(const std::vector<DirectoryResult>& results, const Facts& facts) {
+  Summary summary;
+  // Columns: each ruleset's round, then strays.
+  for (const auto& r : results) {
+    std::string ruleset = r.ruleset.str();
+    if (std::find(summary.rulesets.begin(), summary.rulesets.end(), ruleset) != summary.rulesets.end()) continue;
+    summary.rulesets.push_back(ruleset);
+    auto round = facts.rounds.find(r.ruleset);
+    if (round != facts.rounds.end()) {
+      for (const auto& b : round->second) add_column(summary.benchmarks, b);
+    }
+  }
+  for (const auto& r : results) add_column(summary.benchmarks, r.benchmark);
+  const std::size_t columns = summary.benchmarks.size();
+
+  // Rows: one per system folder (the parent of the benchmark directories).
+  std::map<std::string, std::size_t> row_of;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const DirectoryResult& r = results[i];
+    fs::path norm = fs::absolute(r.dir.path).lexically_normal();
+    if (!norm.has_filename()) norm = norm.parent_path();
+    std::string key = norm.parent_path().string();
+    auto [it, inserted] = row_of.emplace(key, summary.systems.size());
+    if (inserted) {
+      SystemRow row;
+      row.submitter = r.dir.submitter;
+      row.system = r.dir.system;
+      row.division = r.division;
+      row.accelerator_model_name = r.accelerator_model_name;
+      row.result_index.resize(columns);
+      row.scores.resize(columns);
+      if (r.dir.system_description) {
+        row.system_description = r.dir.system_description->string();
+        try {
+          SystemDescription d = read_system_description(*r.dir.system_description);
+          row.system_name = d.system_name;
+          if (!d.division.empty()) row.division = d.division;
+          row.availability = d.availability;
+          if (!d.accelerator_model_name.empty()) row.accelerator_model_name = d.accelerator_model_name;
+          if (d.accelerators_per_node && d.number_of_nodes) {
+            row.accelerator_count = *d.accelerators_per_node * *d.number_of_nodes;
+          }
+          row.host_processor_model_name = d.host_processor_model_name;
+          row.framework = d.framework;
+        } catch (const std::exception& e) {
+          summary.warnings.push_back(e.what());
+        }
+      }
+      summary.systems.push_back(std::move(row));
+    }
+    SystemRow& row = summary.systems[it->second];
+    std::size_t column =
+        std::find(summary.benchmarks.begin(), summary.benchmarks.end(), r.benchmark) - summary.benchmarks.begin();
+    if (row.result_index[column]) {
+      summary.warnings.push_back(fmt::format("{} and {} are both {} of system {}; the first is shown",
+                                             results[*row.result_index[column]].dir.path.string(),
+                                             r.dir.path.string(), r.benchmark, row.system));
+      continue;
+    }
+    row.result_index[column] = i;
+    row.scores[column] = r.score_minutes;
+  }
+  return summary;
+}
+
+nlohmann::json to_json(const Summary& summary, const std::vector<DirectoryResult>& results, RcpPass pass) {
+  nlohmann::json systems = nlohmann::json::array();
+  for (const auto& s : summary.systems) {
+    nlohmann::json scores = nlohmann::json::object();
+    nlohmann::json directories = nlohmann::json::object();
+    for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) {
+      if (!s.result_index[c]) continue;
+      scores[summary.benchmarks[c]] = opt(s.scores[c]);
+      directories[summary.benchmarks[c]] = results[*s.result_index[c]].dir.path.string();
+    }
+    systems.push_back({
+        {"submitter", opt_str(s.submitter)},
+        {"system", opt_str(s.system)},
+        {"system_name", opt_str(s.system_name)},
+        {"division", opt_str(s.division)},
+        {"availability", opt_str(s.availability)},
+        {"accelerator_model_name", opt_str(s.accelerator_model_name)},
+        {"accelerator_count", s.accelerator_count ? nlohmann::json(*s.accelerator_count) : nlohmann::json()},
+        {"host_processor_model_name", opt_str(s.host_processor_model_name)},
+        {"framework", opt_str(s.framework)},
+        {"system_description", opt_str(s.system_description)},
+        {"scores", scores},
+        {"directories", directories},
+    });
+  }
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& r : results) all.push_back(to_json(r, pass));
+  return {{"rulesets", summary.rulesets},
+          {"benchmarks", summary.benchmarks},
+          {"systems", systems},
+          {"results", all},
+          {"warnings", summary.warnings}};
+}
+
+void write_summary(std::ostream& out, const Summary& summary, const std::vector<DirectoryResult>& results,
+                   ReportFormat format, RcpPass pass) {
+  switch (format) {
+    case ReportFormat::kJson:
+      out << to_json(summary, results, pass).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+      break;
+    case ReportFormat::kCsv: {
+      std::vector<std::string> header = kDescriptionColumns;
+      header.insert(header.end(), summary.benchmarks.begin(), summary.benchmarks.end());
+      for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_field(header[i]);
+      out << '\n';
+      for (const auto& s : summary.systems) {
+        auto row = description_cells(s);
+        for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) row.push_back(score_cell(s, c, ""));
+        for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_field(row[i]);
+        out << '\n';
+      }
+      break;
+    }
+    case ReportFormat::kMarkdown: {
+      std::vector<std::string> header = kDescriptionColumns;
+      header.insert(header.end(), summary.benchmarks.begin(), summary.benchmarks.end());
+      out << '|';
+      for (const auto& h : header) out << ' ' << md(h) << " |";
+      out << "\n|";
+      for (std::size_t i = 0; i < header.size(); ++i) out << (i < kDescriptionColumns.size() ? "---|" : "---:|");
+      out << '\n';
+      for (const auto& s : summary.systems) {
+        out << '|';
+        for (const auto& cell : description_cells(s)) out << ' ' << md(cell) << " |";
+        for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) out << ' ' << score_cell(s, c, "") << " |";
+        out << '\n';
+      }
+      break;
+    }
+    case ReportFormat::kTable: {
+      std::vector<std::string> header = kTableHeaders;
+      header.insert(header.end(), summary.benchmarks.begin(), summary.benchmarks.end());
+      std::vector<std::vector<std::string>> table;
+      for (const auto& s : summary.systems) {
+        auto row = description_cells(s);
+        for (auto& cell : row) {
+          if (cell.empty()) cell = "-";
+        }
+        for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) row.push_back(score_cell(s, c, "-"));
+        table.push_back(std::move(row));
+      }
+      std::vector<std::size_t> width(header.size());
+      for (std::size_t i = 0; i < header.size(); ++i) {
+        width[i] = display_width(header[i]);
+        for (const auto& row : table) width[i] = std::max(width[i], display_width(row[i]));
+      }
+      fmt::print(out, "Scores in minutes (time to train × RCP normalization factor), ruleset {}\n",
+                 summary.rulesets.empty() ? std::string("-") : fmt::format("{}", fmt::join(summary.rulesets, ", ")));
+      auto print_row = [&](const std::vector<std::string>& row) {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) {
+          bool figure = i == 6 || i >= kTableHeaders.size();  // counts and scores right-aligned
+          line += (i ? "  " : "") + pad(row[i], width[i], figure);
+        }
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        out << line << '\n';
+      };
+      print_row(header);
+      for (const auto& row : table) print_row(row);
+      break;
+    }
+  }
+}
+
+}  // namespace mlperf
