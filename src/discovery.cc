@@ -27,7 +27,7 @@ bool is_result_name(const std::string& name) {
 }
 
 std::optional<Ruleset> ruleset_from_path(const fs::path& path) {
-  static const std::regex pattern(R"(training_results_v(\d+)\.(\d+)(?:\.(\d+))?)");
+  static const std::regex pattern(R"(training(?:_results)?_v(\d+)\.(\d+)(?:\.(\d+))?)");
   std::optional<Ruleset> found;
   for (const auto& part : fs::absolute(path).lexically_normal()) {
     std::smatch m;

@@ -249,6 +249,21 @@ TEST(Discovery, NaturalOrderOfResultFiles) {
   EXPECT_FALSE(dirs[0].path_ruleset.has_value());
 }
 
+TEST(Discovery, RulesetFromTheRoundFolderName) {
+  TempDir tmp;
+  testing::write_file(tmp.path() / "training_v4.1/Org/results/sys/bert/result_0.txt", "");
+  testing::write_file(tmp.path() / "training_results_v5.0/Org/results/sys/bert/result_0.txt", "");
+  testing::write_file(tmp.path() / "training_v5.1x/Org/results/sys/bert/result_0.txt", "");
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  ASSERT_EQ(dirs.size(), 3u);
+  ASSERT_TRUE(dirs[0].path_ruleset.has_value());
+  EXPECT_EQ(dirs[0].path_ruleset->str(), "5.0.0");  // training_results_v5.0 sorts first
+  ASSERT_TRUE(dirs[1].path_ruleset.has_value());
+  EXPECT_EQ(dirs[1].path_ruleset->str(), "4.1.0");
+  EXPECT_FALSE(dirs[2].path_ruleset.has_value());  // not a round folder name
+}
+
 TEST(Discovery, SymlinkLoopIsNotFollowed) {
   TempDir tmp;
   testing::write_file(tmp.path() / "a/bench/result_0.txt", "");

@@ -62,7 +62,9 @@ struct BenchmarkDir {
   std::string system;             ///< <system> of that layout, else the parent folder name
   std::optional<std::filesystem::path> system_description;  ///< <org>/systems/<system>.json
   std::vector<std::filesystem::path> result_files;          ///< result_*.txt, natural order
-  std::optional<Ruleset> path_ruleset;  ///< from a training_results_vX.Y path component
+  /// From a training_results_vX.Y (MLCommons repository) or training_vX.Y (reference
+  /// archive) path component: X.Y.0.
+  std::optional<Ruleset> path_ruleset;
 };
 
 /// Problems met while walking the input paths (unreadable folders, missing paths).
@@ -85,6 +87,11 @@ struct ScoreOptions {
   RcpPass rcp_pass = RcpPass::kPruned;
   bool bert_train_samples = false;
   double tolerance_percent = 5.0;
+  /// This node's platform from the device probe (`--probe`; source "probe", see
+  /// device_probe.h probe_platform_tag). Used for directories whose system description names
+  /// no accelerator and whose logs name no known platform (placeholders, system names); a
+  /// directory naming a different platform keeps its own tag and gets a warning.
+  std::optional<PlatformTag> probed_platform;
 };
 
 /// Everything known about one scored directory.
