@@ -1,0 +1,187 @@
+#pragma once
+// `mlperf-score check`: the checks a submission directory must pass (issue #3), judged on
+// what the scorer already computed (DirectoryResult, Run): logs are never parsed a second
+// time. The per-ruleset rules (required keys, initialization limits) are data,
+// configs/checks.json, transcribed from the mlperf_logging compliance checker.
+//
+// Each check has a stable id. Per-run checks (mllog_parse, required_keys, event_order,
+// init_time, run_stop_status, quality_target) find problems in one result file; as in the
+// official package checker, a directory may hold as many failing runs as the olympic mean
+// drops (1, or 4 for unet3d): their findings are then warnings, not errors.
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mlperf/facts.h"
+#include "mlperf/ruleset.h"
+#include "mlperf/score.h"
+
+namespace mlperf {
+
+/// One problem a check found, where it was found.
+struct Finding {
+  enum Severity { kError, kWarning };
+  std::string check;           ///< the check's id, e.g. "event_order"
+  Severity severity = kError;  ///< an error fails the check; a warning does not
+  std::string file;            ///< the result file, or the directory for directory-wide findings
+  std::uint64_t line = 0;      ///< 1-based line in `file`; 0 when no single line applies
+  std::string message;         ///< one sentence for people
+};
+
+/// "error" or "warning".
+const char* to_string(Finding::Severity severity);
+
+/// How often a key must be logged in one result file (compliance checker REQ).
+enum class KeyRequirement {
+  kExactlyOne,  ///< EXACTLY_ONE
+  kAtLeastOne,  ///< AT_LEAST_ONE
+};
+
+/// The requirement on one MLLOG key.
+struct KeyRule {
+  std::string key;  ///< the MLLOG key, e.g. "run_stop"
+  KeyRequirement requirement = KeyRequirement::kExactlyOne;
+  /// Severity when an exactly_one key is logged more than once (multi-rank logs repeat the
+  /// submission_* keys; the v5.1 round accepted that).
+  Finding::Severity repeats = Finding::kError;
+};
+
+/// The rules in force for one ruleset.
+struct CheckRuleSet {
+  std::vector<KeyRule> required_keys;     ///< in the order of configs/checks.json
+  double init_limit_minutes_closed = 30;  ///< init_stop − first init_start must be less (§2)
+  double init_limit_minutes_open = 240;
+};
+
+/// All rules of configs/checks.json: a default plus overrides per ruleset span.
+class CheckRules {
+ public:
+  /// Reads configs/checks.json. Throws std::runtime_error naming the file when it is
+  /// missing or malformed (unknown requirement or severity, bad ruleset span).
+  static CheckRules load(const std::filesystem::path& file);
+  /// Parses the JSON text of a rules file; `where` names it in errors. Same errors as load.
+  static CheckRules parse(std::string_view json_text, const std::string& where);
+
+  /// The default rules with every override whose inclusive span holds `ruleset` applied in
+  /// file order: an override replaces the keys it names and removes those marked
+  /// "requirement": "none"; new keys go to the end.
+  CheckRuleSet for_ruleset(const Ruleset& ruleset) const;
+
+ private:
+  struct Override {
+    Ruleset first;
+    Ruleset last;
+    std::vector<std::pair<std::string, std::optional<KeyRule>>> keys;  ///< nullopt: remove
+    std::optional<double> init_limit_minutes_closed;
+    std::optional<double> init_limit_minutes_open;
+  };
+  CheckRuleSet default_;
+  std::vector<Override> overrides_;
+};
+
+/// The ids of the built-in checks, in report order.
+inline constexpr std::array<std::string_view, 11> kCheckIds = {
+    "input_readable", "mllog_parse",   "required_keys", "event_order",   "init_time", "run_stop_status",
+    "quality_target", "consistency",   "run_count",     "olympic_score", "rcp"};
+
+/// One check of one directory: its findings; it passes when none is an error.
+struct CheckResult {
+  std::string check;        ///< id, one of kCheckIds (or an extra check's own id)
+  std::string description;  ///< what it verifies, one line
+  std::vector<Finding> findings;
+
+  /// True when no finding is an error.
+  bool passed() const;
+  /// How many findings have `severity`.
+  std::size_t count(Finding::Severity severity) const;
+};
+
+/// Every check of one benchmark directory.
+struct CheckReport {
+  std::string directory;  ///< the directory, as found
+  std::string submitter;
+  std::string system;
+  std::string benchmark;
+  std::string division;
+  Ruleset ruleset;
+  std::string ruleset_source;  ///< "--ruleset", "path" or "newest shipped"
+  std::vector<CheckResult> checks;  ///< kCheckIds in order, then any extra checks
+  /// A result file or a data table could not be read: the CLI exits 2 (input error).
+  bool input_error = false;
+
+  /// True when no check has an error.
+  bool passed() const;
+  /// How many findings of all checks have `severity`.
+  std::size_t count(Finding::Severity severity) const;
+  /// The check with that id, or nullptr.
+  const CheckResult* find(std::string_view check) const;
+};
+
+/// A check supplied by another stage and appended after the built-in ones (the hook for a
+/// later `check --probe`, which compares the logged platform with the local device).
+using ExtraCheck = std::function<CheckResult(const DirectoryResult&)>;
+
+/// Options of check_directory.
+struct CheckOptions {
+  std::vector<ExtraCheck> extra_checks;
+};
+
+/// Runs every check on one scored directory (never re-reads its logs):
+/// - input_readable: DirectoryResult::errors (unreadable result files, malformed RCP table);
+/// - mllog_parse: each MLLOG line that failed to parse (scoring.md §1);
+/// - required_keys: the key census against `rules` (compliance checker REQ);
+/// - event_order: init_start < init_stop ≤ run_start < run_stop, by time_ms and by line;
+///   no init_start after init_stop or run_start (§2);
+/// - init_time: init_stop − first init_start below the division's limit (§2);
+/// - run_stop_status: run_stop carries metadata.status (a status other than "success" is
+///   a warning);
+/// - quality_target: some eval_accuracy meets the benchmark's target (§2, §6);
+/// - consistency: submission_benchmark, global_batch_size and submission_division agree
+///   across the runs (each run unlike the majority is a finding at its line, §4.1);
+/// - run_count: at least the benchmark's required runs (§6);
+/// - olympic_score: the olympic mean exists and no more runs fail a per-run check than the
+///   olympic mean drops (§3); when at most that many fail, their findings become warnings;
+/// - rcp: the RCP check passes (§4; closed division, a warning in the open division).
+/// `facts` describes the quality target in messages. Never throws for bad input.
+CheckReport check_directory(const DirectoryResult& result, const CheckRuleSet& rules, const Facts& facts,
+                            const CheckOptions& options = {});
+
+/// One report as JSON: directory, submitter, system, benchmark, division, ruleset,
+/// ruleset_source, passed, errors, warnings (counts), checks[] (check, description, passed,
+/// findings[] (check, severity, file, line — null when 0, message)).
+nlohmann::json check_to_json(const CheckReport& report);
+
+/// Writes {"results": [...]} with check_to_json per report, indented.
+void write_check_json(std::ostream& out, const std::vector<CheckReport>& reports);
+
+/// The human report: per directory its verdict, one line per check, the findings under the
+/// check that made them (file names relative to the directory), then a one-line summary.
+void write_check_table(std::ostream& out, const std::vector<CheckReport>& reports);
+
+/// GitHub Actions workflow commands, one per finding:
+/// `::error file=PATH,line=N,title=CHECK::message` (or `::warning …`; `line=` left out when
+/// the finding has no line), then a plain summary line.
+void write_github_annotations(std::ostream& out, const std::vector<CheckReport>& reports);
+
+/// Escapes a workflow-command message: % → %25, CR → %0D, LF → %0A (GitHub toolkit
+/// escapeData).
+std::string github_escape_data(std::string_view text);
+/// Escapes a workflow-command property value: as github_escape_data plus : → %3A and
+/// , → %2C (GitHub toolkit escapeProperty).
+std::string github_escape_property(std::string_view text);
+
+/// The one-line summary the table and github formats end with, e.g.
+/// "check: 2 directories, 2 passed, 0 failed; 0 errors, 1 warning".
+std::string check_summary(const std::vector<CheckReport>& reports);
+
+}  // namespace mlperf

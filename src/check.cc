@@ -1,0 +1,635 @@
+#include "mlperf/check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace mlperf {
+
+namespace {
+
+constexpr double kMillisecondsPerMinute = 60000.0;
+
+// What each built-in check verifies (kCheckIds order).
+constexpr std::array<std::string_view, kCheckIds.size()> kCheckDescriptions = {
+    "every result file and RCP table can be read",
+    "every MLLOG line parses (scoring.md 1)",
+    "each required key is logged the required number of times (compliance checker REQ)",
+    "init_start < init_stop <= run_start < run_stop, by time_ms and by line (scoring.md 2)",
+    "initialization is shorter than the division's limit (scoring.md 2)",
+    "run_stop carries metadata.status",
+    "some eval_accuracy meets the quality target (scoring.md 2, 6)",
+    "benchmark, global batch size and division agree across the runs (scoring.md 4.1)",
+    "at least the benchmark's required number of runs (scoring.md 6)",
+    "the olympic mean exists: no more failing runs than it drops (scoring.md 3)",
+    "the RCP check passes in the closed division (scoring.md 4)",
+};
+
+// The checks that judge one result file; their failures may be accepted under olympic scoring.
+constexpr std::array<std::string_view, 6> kPerRunChecks = {"mllog_parse",     "required_keys",
+                                                           "event_order",     "init_time",
+                                                           "run_stop_status", "quality_target"};
+
+bool is_per_run(std::string_view id) {
+  return std::find(kPerRunChecks.begin(), kPerRunChecks.end(), id) != kPerRunChecks.end();
+}
+
+// ---- rules file -----------------------------------------------------------------------
+
+Finding::Severity severity_of(const nlohmann::ordered_json& j, const std::string& where, const std::string& key) {
+  std::string s = j.get<std::string>();
+  if (s == "error") return Finding::kError;
+  if (s == "warning") return Finding::kWarning;
+  throw std::runtime_error(fmt::format("{}: {}: unknown severity \"{}\" (error or warning)", where, key, s));
+}
+
+// A key's rule; nullopt for "requirement": "none" (removes the key in an override).
+std::optional<KeyRule> key_rule_of(const std::string& key, const nlohmann::ordered_json& j, const std::string& where) {
+  if (!j.is_object()) throw std::runtime_error(fmt::format("{}: {}: expected an object", where, key));
+  std::string requirement = j.at("requirement").get<std::string>();
+  KeyRule rule;
+  rule.key = key;
+  if (requirement == "exactly_one") {
+    rule.requirement = KeyRequirement::kExactlyOne;
+  } else if (requirement == "at_least_one") {
+    rule.requirement = KeyRequirement::kAtLeastOne;
+  } else if (requirement == "none") {
+    return std::nullopt;
+  } else {
+    throw std::runtime_error(fmt::format(
+        "{}: {}: unknown requirement \"{}\" (exactly_one, at_least_one or none)", where, key, requirement));
+  }
+  if (j.contains("repeats")) rule.repeats = severity_of(j.at("repeats"), where, key);
+  return rule;
+}
+
+Ruleset ruleset_of(const nlohmann::ordered_json& j, const std::string& where) {
+  auto r = Ruleset::parse(j.get<std::string>());
+  if (!r) throw std::runtime_error(fmt::format("{}: bad ruleset {}", where, j.dump()));
+  return *r;
+}
+
+void read_limits(const nlohmann::ordered_json& j, std::optional<double>& closed, std::optional<double>& open) {
+  if (!j.contains("init_limit_minutes")) return;
+  const auto& limits = j.at("init_limit_minutes");
+  if (limits.contains("closed")) closed = limits.at("closed").get<double>();
+  if (limits.contains("open")) open = limits.at("open").get<double>();
+}
+
+// ---- formatting helpers ---------------------------------------------------------------
+
+std::string number_text(double v) { return fmt::format("{}", v); }
+
+std::string time_text(double time_ms) {
+  // time_ms is an integer in practice; print it without an exponent.
+  if (std::floor(time_ms) == time_ms && std::fabs(time_ms) < 1e18) return fmt::format("{:.0f}", time_ms);
+  return fmt::format("{}", time_ms);
+}
+
+std::string bounds_text(const std::string& name, const Bounds& b) {
+  std::string out;
+  if (b.min) out += fmt::format("{} {} ", number_text(*b.min), b.min_inclusive ? "<=" : "<");
+  out += name.empty() ? "v" : name;
+  if (b.max) out += fmt::format(" {} {}", b.max_inclusive ? "<=" : "<", number_text(*b.max));
+  return out;
+}
+
+std::string target_text(const QualityTarget& target) {
+  std::vector<std::string> parts;
+  for (const auto& [name, bounds] : target.metrics) parts.push_back(bounds_text(name, bounds));
+  return fmt::format("{}", fmt::join(parts, " and "));
+}
+
+std::string file_name(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+const Run::KeyCensus* census_of(const Run& run, const std::string& key) {
+  auto it = run.key_census.find(key);
+  return it == run.key_census.end() ? nullptr : &it->second;
+}
+
+// ---- the checks -----------------------------------------------------------------------
+
+class Collector {
+ public:
+  explicit Collector(CheckReport& report) : report_(report) {}
+
+  void add(std::string_view check, Finding::Severity severity, std::string file, std::uint64_t line,
+           std::string message) {
+    for (auto& c : report_.checks) {
+      if (c.check == check) {
+        c.findings.push_back({std::string(check), severity, std::move(file), line, std::move(message)});
+        return;
+      }
+    }
+  }
+
+ private:
+  CheckReport& report_;
+};
+
+void check_input(const DirectoryResult& r, Collector& out) {
+  std::set<std::string> read;
+  for (const auto& run : r.runs) read.insert(run.file);
+  std::vector<bool> used(r.errors.size(), false);
+  for (const auto& file : r.dir.result_files) {
+    std::string path = file.string();
+    if (read.count(path)) continue;
+    std::string message = "cannot be read";
+    for (std::size_t i = 0; i < r.errors.size(); ++i) {
+      if (!used[i] && r.errors[i].rfind(path + ": ", 0) == 0) {
+        message = r.errors[i].substr(path.size() + 2);
+        used[i] = true;
+        break;
+      }
+    }
+    out.add("input_readable", Finding::kError, path, 0, message);
+  }
+  for (std::size_t i = 0; i < r.errors.size(); ++i) {
+    if (!used[i]) out.add("input_readable", Finding::kError, r.dir.path.string(), 0, r.errors[i]);
+  }
+}
+
+void check_parse(const Run& run, Collector& out) {
+  for (const auto& e : run.parse_errors) out.add("mllog_parse", Finding::kError, run.file, e.line, e.message);
+  if (run.parse_error_count > run.parse_errors.size()) {
+    out.add("mllog_parse", Finding::kError, run.file, 0,
+            fmt::format("{} more MLLOG lines failed to parse (not listed)",
+                        run.parse_error_count - run.parse_errors.size()));
+  }
+}
+
+void check_required_keys(const Run& run, const CheckRuleSet& rules, Collector& out) {
+  for (const auto& rule : rules.required_keys) {
+    const Run::KeyCensus* c = census_of(run, rule.key);
+    int count = c ? c->count : 0;
+    if (count == 0) {
+      out.add("required_keys", Finding::kError, run.file, 0,
+              fmt::format("{} is never logged; required {}", rule.key,
+                          rule.requirement == KeyRequirement::kExactlyOne ? "exactly once" : "at least once"));
+    } else if (count > 1 && rule.requirement == KeyRequirement::kExactlyOne) {
+      out.add("required_keys", rule.repeats, run.file, c->last.line,
+              fmt::format("{} is logged {} times (first at line {}, last at line {}); required exactly once",
+                          rule.key, count, c->first.line, c->last.line));
+    }
+  }
+}
+
+// `later` must come after `earlier` in time (strictly when `strict`) and in the log.
+void check_pair(const Run& run, const char* earlier_key, const EventMark& earlier, const char* later_key,
+                const EventMark& later, bool strict, Collector& out) {
+  bool time_bad = strict ? later.time_ms <= earlier.time_ms : later.time_ms < earlier.time_ms;
+  bool line_bad = later.line < earlier.line;
+  if (!time_bad && !line_bad) return;
+  out.add("event_order", Finding::kError, run.file, later.line,
+          fmt::format("{} at line {} (time_ms {}) {} {} at line {} (time_ms {})", later_key, later.line,
+                      time_text(later.time_ms), line_bad ? "is logged before" : (strict ? "is not after" : "is before"),
+                      earlier_key, earlier.line, time_text(earlier.time_ms)));
+}
+
+void check_event_order(const Run& run, Collector& out) {
+  if (run.late_init_start) {
+    out.add("event_order", Finding::kError, run.file, run.late_init_start->line,
+            fmt::format("init_start at line {} comes after init_stop or run_start", run.late_init_start->line));
+  }
+  // The first init_start in the log, for the line order; the earliest by time for the time order.
+  if (run.init_start && run.init_stop) {
+    EventMark first = *run.init_start;
+    if (const Run::KeyCensus* c = census_of(run, "init_start")) first.line = std::min(first.line, c->first.line);
+    check_pair(run, "init_start", first, "init_stop", *run.init_stop, true, out);
+  }
+  if (run.init_stop && run.run_start) check_pair(run, "init_stop", *run.init_stop, "run_start", *run.run_start, false, out);
+  if (run.run_start && run.run_stop) check_pair(run, "run_start", *run.run_start, "run_stop", *run.run_stop, true, out);
+}
+
+void check_init_time(const Run& run, const std::string& division, const CheckRuleSet& rules, Collector& out) {
+  if (!run.init_start || !run.init_stop) return;
+  bool open = division == "open";
+  double limit = open ? rules.init_limit_minutes_open : rules.init_limit_minutes_closed;
+  double minutes = (run.init_stop->time_ms - run.init_start->time_ms) / kMillisecondsPerMinute;
+  if (minutes < limit) return;
+  out.add("init_time", Finding::kError, run.file, run.init_stop->line,
+          fmt::format("initialization took {:.2f} minutes (init_start at line {} to init_stop at line {}); the {} "
+                      "division allows less than {}",
+                      minutes, run.init_start->line, run.init_stop->line, open ? "open" : "closed",
+                      number_text(limit)));
+}
+
+void check_run_stop_status(const Run& run, Collector& out) {
+  if (!run.run_stop) return;
+  if (!run.status) {
+    out.add("run_stop_status", Finding::kError, run.file, run.run_stop->line,
+            fmt::format("run_stop at line {} has no metadata.status", run.run_stop->line));
+  } else if (*run.status != "success") {
+    out.add("run_stop_status", Finding::kWarning, run.file, run.run_stop->line,
+            fmt::format("run_stop status is \"{}\": the run did not converge", *run.status));
+  }
+}
+
+void check_quality_target(const Run& run, const DirectoryResult& r, const Facts& facts, Collector& out) {
+  std::string bench = run.benchmark.empty() ? r.benchmark : run.benchmark;
+  const BenchmarkFacts* f = facts.find(bench);
+  const QualityTarget* target = f ? f->quality_target(r.ruleset) : nullptr;
+  if (!run.quality_target_known || !target) {
+    out.add("quality_target", Finding::kWarning, run.file, 0,
+            fmt::format("no quality target known for {} under ruleset {}: not checked", bench, r.ruleset.str()));
+    return;
+  }
+  if (run.quality_target_reached) return;
+  const Run::KeyCensus* evals = census_of(run, "eval_accuracy");
+  if (!evals || evals->count == 0) {
+    out.add("quality_target", Finding::kError, run.file, 0,
+            fmt::format("no eval_accuracy is logged, so the quality target {} is never reached", target_text(*target)));
+  } else {
+    out.add("quality_target", Finding::kError, run.file, evals->last.line,
+            fmt::format("no eval_accuracy meets the quality target {} ({} logged, the last at line {})",
+                        target_text(*target), evals->count, evals->last.line));
+  }
+}
+
+// Each run whose value differs from the most common one is a finding at the key's line.
+template <typename Value>
+void check_agreement(const DirectoryResult& r, const char* key, bool last_line,
+                     const std::function<std::optional<Value>(const Run&)>& value_of,
+                     const std::function<std::string(const Value&)>& text, Collector& out) {
+  std::map<Value, int> counts;
+  int with_value = 0;
+  for (const auto& run : r.runs) {
+    if (auto v = value_of(run)) {
+      ++counts[*v];
+      ++with_value;
+    }
+  }
+  if (counts.size() <= 1) return;
+  auto majority = counts.begin();
+  for (auto it = counts.begin(); it != counts.end(); ++it) {
+    if (it->second > majority->second) majority = it;
+  }
+  for (const auto& run : r.runs) {
+    auto v = value_of(run);
+    if (!v || *v == majority->first) continue;
+    const Run::KeyCensus* c = census_of(run, key);
+    std::uint64_t line = c ? (last_line ? c->last.line : c->first.line) : 0;
+    out.add("consistency", Finding::kError, run.file, line,
+            fmt::format("{} is {} here but {} in {} of {} runs", key, text(*v), text(majority->first),
+                        majority->second, with_value));
+  }
+}
+
+void check_consistency(const DirectoryResult& r, Collector& out) {
+  auto quoted = [](const std::string& s) { return "\"" + s + "\""; };
+  check_agreement<std::string>(
+      r, "submission_benchmark", false,
+      [](const Run& run) { return run.benchmark.empty() ? std::nullopt : std::optional<std::string>(run.benchmark); },
+      quoted, out);
+  // Run::global_batch_size keeps the last value logged.
+  check_agreement<long long>(
+      r, "global_batch_size", true, [](const Run& run) { return run.global_batch_size; },
+      [](const long long& v) { return std::to_string(v); }, out);
+  check_agreement<std::string>(
+      r, "submission_division", false,
+      [](const Run& run) { return run.division.empty() ? std::nullopt : std::optional<std::string>(run.division); },
+      quoted, out);
+}
+
+void check_run_count(const DirectoryResult& r, Collector& out) {
+  std::string dir = r.dir.path.string();
+  std::size_t files = r.dir.result_files.size();
+  if (r.required_runs <= 0) {
+    out.add("run_count", Finding::kWarning, dir, 0,
+            fmt::format("unknown benchmark \"{}\": the required number of runs is not checked", r.benchmark));
+  } else if (files < static_cast<std::size_t>(r.required_runs)) {
+    out.add("run_count", Finding::kError, dir, 0,
+            fmt::format("{} result files; {} requires {} runs", files, r.benchmark, r.required_runs));
+  }
+}
+
+std::string file_list(const std::vector<std::string>& files) {
+  std::vector<std::string> names;
+  for (const auto& f : files) names.push_back(file_name(f));
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+// Judges the failing runs against the olympic drop count and downgrades accepted failures.
+void check_olympic_score(const DirectoryResult& r, CheckReport& report, Collector& out) {
+  std::string dir = r.dir.path.string();
+  const int drop = r.olympic_drop;
+  // Runs with an error in a per-run check, in file order.
+  std::set<std::string> failing_set;
+  for (const auto& c : report.checks) {
+    if (!is_per_run(c.check)) continue;
+    for (const auto& f : c.findings) {
+      if (f.severity == Finding::kError) failing_set.insert(f.file);
+    }
+  }
+  std::vector<std::string> failing, dropped;
+  for (const auto& run : r.runs) {
+    if (failing_set.count(run.file)) failing.push_back(run.file);
+    if (!run.counted()) dropped.push_back(run.file);
+  }
+  const int n = static_cast<int>(r.runs.size());
+  if (!r.olympic_minutes) {
+    if (static_cast<int>(dropped.size()) > drop) {
+      out.add("olympic_score", Finding::kError, dir, 0,
+              fmt::format("{} of {} runs do not count ({}); the olympic mean drops at most {}: no valid score",
+                          dropped.size(), n, file_list(dropped), drop));
+    } else {
+      out.add("olympic_score", Finding::kError, dir, 0,
+              fmt::format("too few counted runs ({}) for an olympic mean: no valid score", n - dropped.size()));
+    }
+  } else if (static_cast<int>(failing.size()) > drop) {
+    out.add("olympic_score", Finding::kError, dir, 0,
+            fmt::format("{} of {} runs fail per-run checks ({}); at most {} may", failing.size(), n,
+                        file_list(failing), drop));
+  } else if (!failing.empty()) {
+    // As the official package checker: up to `drop` non-compliant runs are accepted.
+    for (auto& c : report.checks) {
+      if (!is_per_run(c.check)) continue;
+      for (auto& f : c.findings) f.severity = Finding::kWarning;
+    }
+    out.add("olympic_score", Finding::kWarning, dir, 0,
+            fmt::format("{} of {} runs fail per-run checks ({}): accepted, the olympic mean drops up to {}",
+                        failing.size(), n, file_list(failing), drop));
+  }
+}
+
+void check_rcp(const DirectoryResult& r, Collector& out) {
+  if (r.rcp.passed) return;
+  bool open = r.division == "open";
+  std::string message = r.rcp.message.empty() ? std::string("the RCP check failed") : r.rcp.message;
+  out.add("rcp", open ? Finding::kWarning : Finding::kError, r.dir.path.string(), 0,
+          fmt::format("RCP check failed ({}): {}{}", to_string(r.rcp.rcp_case), message,
+                      open ? " (not required in the open division)" : ""));
+}
+
+// ---- output helpers -------------------------------------------------------------------
+
+std::string plural(std::size_t n, const char* word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+// The file as shown under its directory: relative to it when inside, "." for the directory.
+std::string shown_file(const std::string& file, const std::string& dir) {
+  if (file == dir) return ".";
+  if (file.size() > dir.size() && file.rfind(dir, 0) == 0 && file[dir.size()] == '/') return file.substr(dir.size() + 1);
+  return file;
+}
+
+std::string location(const std::string& file, std::uint64_t line) {
+  return line > 0 ? fmt::format("{}:{}", file, line) : file;
+}
+
+}  // namespace
+
+// ---- public API -----------------------------------------------------------------------
+
+const char* to_string(Finding::Severity severity) { return severity == Finding::kError ? "error" : "warning"; }
+
+CheckRules CheckRules::parse(std::string_view json_text, const std::string& where) {
+  CheckRules rules;
+  try {
+    auto doc = nlohmann::ordered_json::parse(json_text);
+    const auto& def = doc.at("default");
+    for (const auto& [key, j] : def.at("required_keys").items()) {
+      if (auto rule = key_rule_of(key, j, where)) rules.default_.required_keys.push_back(*rule);
+    }
+    std::optional<double> closed, open;
+    read_limits(def, closed, open);
+    if (closed) rules.default_.init_limit_minutes_closed = *closed;
+    if (open) rules.default_.init_limit_minutes_open = *open;
+    for (const auto& o : doc.value("overrides", nlohmann::ordered_json::array())) {
+      Override ov;
+      const auto& span = o.at("rulesets");
+      if (!span.is_array() || span.size() != 2) {
+        throw std::runtime_error(fmt::format("{}: an override's \"rulesets\" must be [first, last]", where));
+      }
+      ov.first = ruleset_of(span.at(0), where);
+      ov.last = ruleset_of(span.at(1), where);
+      if (ov.last < ov.first) throw std::runtime_error(fmt::format("{}: override span {} ends before it starts", where, span.dump()));
+      if (o.contains("required_keys")) {
+        for (const auto& [key, j] : o.at("required_keys").items()) ov.keys.emplace_back(key, key_rule_of(key, j, where));
+      }
+      read_limits(o, ov.init_limit_minutes_closed, ov.init_limit_minutes_open);
+      rules.overrides_.push_back(std::move(ov));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(fmt::format("{}: {}", where, e.what()));
+  }
+  return rules;
+}
+
+CheckRules CheckRules::load(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot open the check rules", file.string()));
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), file.string());
+}
+
+CheckRuleSet CheckRules::for_ruleset(const Ruleset& ruleset) const {
+  CheckRuleSet out = default_;
+  for (const auto& o : overrides_) {
+    if (ruleset < o.first || o.last < ruleset) continue;
+    for (const auto& [key, rule] : o.keys) {
+      auto it = std::find_if(out.required_keys.begin(), out.required_keys.end(),
+                             [&](const KeyRule& k) { return k.key == key; });
+      if (!rule) {
+        if (it != out.required_keys.end()) out.required_keys.erase(it);
+      } else if (it != out.required_keys.end()) {
+        *it = *rule;
+      } else {
+        out.required_keys.push_back(*rule);
+      }
+    }
+    if (o.init_limit_minutes_closed) out.init_limit_minutes_closed = *o.init_limit_minutes_closed;
+    if (o.init_limit_minutes_open) out.init_limit_minutes_open = *o.init_limit_minutes_open;
+  }
+  return out;
+}
+
+bool CheckResult::passed() const { return count(Finding::kError) == 0; }
+
+std::size_t CheckResult::count(Finding::Severity severity) const {
+  return static_cast<std::size_t>(std::count_if(findings.begin(), findings.end(),
+                                                [&](const Finding& f) { return f.severity == severity; }));
+}
+
+bool CheckReport::passed() const { return count(Finding::kError) == 0; }
+
+std::size_t CheckReport::count(Finding::Severity severity) const {
+  std::size_t n = 0;
+  for (const auto& c : checks) n += c.count(severity);
+  return n;
+}
+
+const CheckResult* CheckReport::find(std::string_view check) const {
+  for (const auto& c : checks) {
+    if (c.check == check) return &c;
+  }
+  return nullptr;
+}
+
+CheckReport check_directory(const DirectoryResult& r, const CheckRuleSet& rules, const Facts& facts,
+                            const CheckOptions& options) {
+  CheckReport report;
+  report.directory = r.dir.path.string();
+  report.submitter = r.dir.submitter;
+  report.system = r.dir.system;
+  report.benchmark = r.benchmark;
+  report.division = r.division;
+  report.ruleset = r.ruleset;
+  report.ruleset_source = r.ruleset_source;
+  report.input_error = !r.errors.empty();
+  for (std::size_t i = 0; i < kCheckIds.size(); ++i) {
+    report.checks.push_back({std::string(kCheckIds[i]), std::string(kCheckDescriptions[i]), {}});
+  }
+  Collector out(report);
+
+  check_input(r, out);
+  for (const auto& run : r.runs) {
+    check_parse(run, out);
+    check_required_keys(run, rules, out);
+    check_event_order(run, out);
+    check_init_time(run, run.division.empty() ? r.division : run.division, rules, out);
+    check_run_stop_status(run, out);
+    check_quality_target(run, r, facts, out);
+  }
+  check_consistency(r, out);
+  check_run_count(r, out);
+  check_olympic_score(r, report, out);
+  check_rcp(r, out);
+
+  for (const auto& extra : options.extra_checks) {
+    CheckResult c = extra(r);
+    for (auto& f : c.findings) {
+      if (f.check.empty()) f.check = c.check;
+    }
+    report.checks.push_back(std::move(c));
+  }
+  return report;
+}
+
+nlohmann::json check_to_json(const CheckReport& report) {
+  nlohmann::json checks = nlohmann::json::array();
+  for (const auto& c : report.checks) {
+    nlohmann::json findings = nlohmann::json::array();
+    for (const auto& f : c.findings) {
+      findings.push_back({{"check", f.check},
+                          {"severity", to_string(f.severity)},
+                          {"file", f.file},
+                          {"line", f.line > 0 ? nlohmann::json(f.line) : nlohmann::json()},
+                          {"message", f.message}});
+    }
+    checks.push_back({{"check", c.check}, {"description", c.description}, {"passed", c.passed()}, {"findings", findings}});
+  }
+  return {{"directory", report.directory},
+          {"submitter", report.submitter},
+          {"system", report.system},
+          {"benchmark", report.benchmark},
+          {"division", report.division},
+          {"ruleset", report.ruleset.str()},
+          {"ruleset_source", report.ruleset_source},
+          {"passed", report.passed()},
+          {"errors", report.count(Finding::kError)},
+          {"warnings", report.count(Finding::kWarning)},
+          {"checks", checks}};
+}
+
+void write_check_json(std::ostream& out, const std::vector<CheckReport>& reports) {
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& r : reports) results.push_back(check_to_json(r));
+  // Invalid UTF-8 (a path, a logged value) is replaced rather than aborting the report.
+  out << nlohmann::json{{"results", results}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
+std::string check_summary(const std::vector<CheckReport>& reports) {
+  std::size_t passed = 0, errors = 0, warnings = 0;
+  for (const auto& r : reports) {
+    passed += r.passed() ? 1 : 0;
+    errors += r.count(Finding::kError);
+    warnings += r.count(Finding::kWarning);
+  }
+  return fmt::format("check: {} {}, {} passed, {} failed; {}, {}", reports.size(),
+                     reports.size() == 1 ? "directory" : "directories", passed, reports.size() - passed,
+                     plural(errors, "error"), plural(warnings, "warning"));
+}
+
+void write_check_table(std::ostream& out, const std::vector<CheckReport>& reports) {
+  bool first = true;
+  for (const auto& r : reports) {
+    if (!first) out << '\n';
+    first = false;
+    std::vector<std::string> title;
+    for (const auto* part : {&r.submitter, &r.system, &r.benchmark}) {
+      if (!part->empty()) title.push_back(*part);
+    }
+    std::size_t errors = r.count(Finding::kError), warnings = r.count(Finding::kWarning);
+    std::string verdict = r.passed() ? "PASSED" : fmt::format("FAILED ({})", plural(errors, "error"));
+    if (warnings > 0) verdict += fmt::format(" ({})", plural(warnings, "warning"));
+    out << fmt::format("{}: {}\n", fmt::join(title, " / "), verdict);
+    out << fmt::format("  directory  {}\n", r.directory);
+    out << fmt::format("  division {}   ruleset {} ({})\n\n", r.division, r.ruleset.str(), r.ruleset_source);
+    for (const auto& c : r.checks) {
+      std::size_t e = c.count(Finding::kError), w = c.count(Finding::kWarning);
+      std::string result = c.passed() ? "pass" : fmt::format("FAIL, {}", plural(e, "error"));
+      if (w > 0) result += fmt::format(", {}", plural(w, "warning"));
+      out << fmt::format("  {:<16} {}\n", c.check, result);
+      for (const auto& f : c.findings) {
+        out << fmt::format("    {:<8} {}: {}\n", to_string(f.severity), location(shown_file(f.file, r.directory), f.line),
+                           f.message);
+      }
+    }
+  }
+  if (!reports.empty()) out << '\n';
+  out << check_summary(reports) << '\n';
+}
+
+std::string github_escape_data(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '%': out += "%25"; break;
+      case '\r': out += "%0D"; break;
+      case '\n': out += "%0A"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string github_escape_property(std::string_view text) {
+  std::string out;
+  for (char c : github_escape_data(text)) {
+    switch (c) {
+      case ':': out += "%3A"; break;
+      case ',': out += "%2C"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+void write_github_annotations(std::ostream& out, const std::vector<CheckReport>& reports) {
+  for (const auto& r : reports) {
+    for (const auto& c : r.checks) {
+      for (const auto& f : c.findings) {
+        std::string properties = "file=" + github_escape_property(f.file);
+        if (f.line > 0) properties += fmt::format(",line={}", f.line);
+        properties += ",title=" + github_escape_property(f.check);
+        out << "::" << to_string(f.severity) << ' ' << properties << "::" << github_escape_data(f.message) << '\n';
+      }
+    }
+  }
+  out << check_summary(reports) << '\n';
+}
+
+}  // namespace mlperf

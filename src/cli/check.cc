@@ -1,0 +1,109 @@
+// `mlperf-score check`: judge benchmark directories against the submission checks
+// (issue #3) and report them as a table, JSON, GitHub annotations and/or JUnit XML.
+
+#include <algorithm>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "common.h"
+#include "mlperf/atomic_file.h"
+#include "mlperf/check.h"
+#include "mlperf/junit.h"
+
+namespace mlperf::cli {
+
+namespace {
+
+struct CheckArgs {
+  std::string ruleset;
+  std::string format = "table";
+  std::string junit;
+  std::string rcp_pass = "pruned";
+  bool bert_train_samples = false;
+  std::string data_dir;
+  std::vector<std::string> paths;
+  // A later `--probe` (compare the logged platform with this machine's device) adds its
+  // flag here and appends an ExtraCheck to CheckOptions::extra_checks in run_check.
+};
+
+int run_check(const CheckArgs& args) {
+  bool ruleset_ok = true;
+  ScoreOptions options;
+  options.ruleset = parse_ruleset_option(args.ruleset, ruleset_ok);
+  if (!ruleset_ok) return kExitInputError;
+  options.rcp_pass = args.rcp_pass == "full" ? RcpPass::kFull : RcpPass::kPruned;
+  options.bert_train_samples = args.bert_train_samples;
+
+  auto data = load_data(args.data_dir);
+  if (!data) return kExitInputError;
+  CheckRules rules;
+  try {
+    rules = CheckRules::load(data->root() / "configs" / "checks.json");
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "mlperf-score: {}\n", e.what());
+    return kExitInputError;
+  }
+
+  int status = kExitPassed;
+  std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(args.paths, status);
+  std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
+  print_input_errors(results);
+
+  CheckOptions check_options;
+  std::vector<CheckReport> reports;
+  reports.reserve(results.size());
+  for (const auto& r : results) {
+    reports.push_back(check_directory(r, rules.for_ruleset(r.ruleset), data->facts(), check_options));
+  }
+  for (const auto& report : reports) {
+    if (report.input_error) status = kExitInputError;
+    if (!report.passed() && status == kExitPassed) status = kExitRuleFailed;
+  }
+
+  if (args.format == "json") {
+    write_check_json(std::cout, reports);
+  } else if (args.format == "github") {
+    write_github_annotations(std::cout, reports);
+  } else {
+    write_check_table(std::cout, reports);
+  }
+  std::cout.flush();
+
+  if (!args.junit.empty()) {
+    try {
+      write_file_atomically(args.junit, junit_xml(reports));
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "mlperf-score: {}\n", e.what());
+      return kExitInputError;
+    }
+  }
+  return status;
+}
+
+Command add_check_command(CLI::App& app) {
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "check", "Check benchmark directories against the submission rules (required keys, event order, "
+               "quality target, consistency, run count, olympic score, RCP)");
+  cmd->add_option("--ruleset", args->ruleset,
+                  "Ruleset X.Y.Z (default: a training_results_vX.Y path component, else the newest shipped)");
+  cmd->add_option("--format", args->format, "Output format: table, json, or github (workflow annotations)")
+      ->check(CLI::IsMember({"table", "json", "github"}))
+      ->capture_default_str();
+  cmd->add_option("--junit", args->junit,
+                  "Also write JUnit XML to FILE (one testsuite per directory, one testcase per check), atomically");
+  cmd->add_option("--rcp-pass", args->rcp_pass, "RCP set: pruned (default, as the reference) or full")
+      ->check(CLI::IsMember({"pruned", "full"}))
+      ->capture_default_str();
+  cmd->add_flag("--bert-train-samples", args->bert_train_samples, "bert: take samples to converge from train_samples");
+  cmd->add_option("--data-dir", args->data_dir, "Folder holding configs/ and data/rcps/");
+  cmd->add_option("PATH", args->paths, "Benchmark directories or folders above them")->required();
+  return {cmd, [args] { return run_check(*args); }};
+}
+
+const bool registered = register_command("check", &add_check_command);
+
+}  // namespace
+
+}  // namespace mlperf::cli
