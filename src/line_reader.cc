@@ -4,9 +4,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include <fmt/format.h>
 
@@ -58,8 +66,157 @@ ByteSource file_source(const std::filesystem::path& path) {
   };
 }
 
+namespace {
+
+// How rare a byte is in log text: spaces, lowercase letters and digits are everywhere,
+// punctuation is common, uppercase letters and everything else are rare.
+int rarity(unsigned char c) {
+  if (c == ' ' || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) return 0;
+  if (std::strchr(":\"',./_-=[]{}()\t", c) != nullptr && c != 0) return 1;
+  if (c >= 'A' && c <= 'Z') return 2;
+  return 3;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MLPERF_HAVE_AVX2_PATH 1
+// The AVX2 form of the search below (32 bytes a step), for CPUs that have it (checked at
+// run time). Returns the needle or nullptr, having searched [p, *stop) where *stop is where
+// the blocks ended (the caller searches the rest).
+__attribute__((target("avx2,popcnt,bmi"))) const char* find_counting_newlines_avx2(
+    const char* p, const char* end, std::string_view needle, const std::size_t rare[2],
+    std::uint64_t& newlines, const char** stop) {
+  const std::size_t n = needle.size();
+  const __m256i nl = _mm256_set1_epi8('\n');
+  const __m256i ci = _mm256_set1_epi8(needle[rare[0]]);
+  const __m256i cj = _mm256_set1_epi8(needle[rare[1]]);
+  const std::size_t i = rare[0];
+  const std::size_t j = rare[1];
+  std::uint64_t count = 0;
+  while (static_cast<std::size_t>(end - p) >= n + 31) {
+    const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    const auto is_nl = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(bytes, nl)));
+    const __m256i at_i = _mm256_cmpeq_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i)), ci);
+    const __m256i at_j = _mm256_cmpeq_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + j)), cj);
+    auto candidates = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_and_si256(at_i, at_j)));
+    while (candidates != 0) {
+      unsigned b = static_cast<unsigned>(__builtin_ctz(candidates));
+      if (std::memcmp(p + b, needle.data(), n) == 0) {
+        newlines += count + static_cast<std::uint64_t>(__builtin_popcount(is_nl & ((1u << b) - 1)));
+        return p + b;
+      }
+      candidates &= candidates - 1;
+    }
+    count += static_cast<std::uint64_t>(__builtin_popcount(is_nl));
+    p += 32;
+  }
+  newlines += count;
+  *stop = p;
+  return nullptr;
+}
+
+bool cpu_has_avx2() {
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") &&
+                          __builtin_cpu_supports("bmi");
+  return has;
+}
+#endif
+
+// First occurrence of `needle` in [p, end), or nullptr; adds the number of '\n' bytes before
+// it (before `end` when not found) to `newlines`. `rare` holds two positions in the needle
+// (the rarest bytes): a block is only compared with the needle where both match.
+const char* find_counting_newlines(const char* p, const char* end, std::string_view needle,
+                                   const std::size_t rare[2], std::uint64_t& newlines) {
+  const std::size_t n = needle.size();
+#if defined(MLPERF_HAVE_AVX2_PATH)
+  if (cpu_has_avx2()) {
+    const char* stop = p;
+    if (const char* hit = find_counting_newlines_avx2(p, end, needle, rare, newlines, &stop)) return hit;
+    p = stop;
+  }
+#endif
+#if defined(__SSE2__)
+  const __m128i nl = _mm_set1_epi8('\n');
+  const __m128i zero = _mm_setzero_si128();
+  const __m128i ci = _mm_set1_epi8(needle[rare[0]]);
+  const __m128i cj = _mm_set1_epi8(needle[rare[1]]);
+  const std::size_t i = rare[0];
+  const std::size_t j = rare[1];
+  // A block at p is searched while the needle fits after each of its 16 positions.
+  while (static_cast<std::size_t>(end - p) >= n + 15) {
+    // Per-byte newline counters overflow after 255 blocks: sum them up at least that often.
+    std::size_t blocks = std::min<std::size_t>(255, (static_cast<std::size_t>(end - p) - n - 15) / 16 + 1);
+    __m128i counts = zero;
+    for (std::size_t k = 0; k < blocks; ++k, p += 16) {
+      const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      const __m128i is_nl = _mm_cmpeq_epi8(bytes, nl);
+      const __m128i at_i = _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)), ci);
+      const __m128i at_j = _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + j)), cj);
+      unsigned candidates = static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(at_i, at_j)));
+      while (candidates != 0) {
+        unsigned b = static_cast<unsigned>(__builtin_ctz(candidates));
+        if (std::memcmp(p + b, needle.data(), n) == 0) {
+          // The needle holds no newline: the newlines before it are those before bit b.
+          const __m128i sums = _mm_sad_epu8(counts, zero);
+          newlines += static_cast<std::uint64_t>(_mm_cvtsi128_si64(sums)) +
+                      static_cast<std::uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
+          unsigned below = static_cast<unsigned>(_mm_movemask_epi8(is_nl)) & ((1u << b) - 1);
+          newlines += static_cast<std::uint64_t>(__builtin_popcount(below));
+          return p + b;
+        }
+        candidates &= candidates - 1;
+      }
+      counts = _mm_sub_epi8(counts, is_nl);  // is_nl is -1 where a newline is
+    }
+    const __m128i sums = _mm_sad_epu8(counts, zero);
+    newlines += static_cast<std::uint64_t>(_mm_cvtsi128_si64(sums)) +
+                static_cast<std::uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
+  }
+#else
+  (void)rare;
+  if (static_cast<std::size_t>(end - p) >= n) {
+    const void* hit = ::memmem(p, static_cast<std::size_t>(end - p), needle.data(), n);
+    if (hit != nullptr) {
+      newlines += static_cast<std::uint64_t>(std::count(p, static_cast<const char*>(hit), '\n'));
+      return static_cast<const char*>(hit);
+    }
+  }
+#endif
+  // The last bytes, one at a time.
+  for (; p < end; ++p) {
+    if (*p == needle[0] && static_cast<std::size_t>(end - p) >= n && std::memcmp(p, needle.data(), n) == 0) return p;
+    if (*p == '\n') ++newlines;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+namespace {
+// One spare buffer per thread: a reader per file takes it instead of allocating (and the
+// kernel clearing fresh pages for) a new block each time, and gives it back when done.
+thread_local std::unique_ptr<char[]> t_spare_buffer;
+thread_local std::size_t t_spare_capacity = 0;
+}  // namespace
+
 LineReader::LineReader(ByteSource source, std::size_t block_bytes, std::size_t max_line_bytes)
-    : source_(std::move(source)), max_line_bytes_(max_line_bytes), buffer_(block_bytes) {}
+    : source_(std::move(source)), max_line_bytes_(max_line_bytes) {
+  block_bytes = std::max<std::size_t>(block_bytes, 1);
+  if (t_spare_buffer && t_spare_capacity == block_bytes) {
+    buffer_ = Buffer{std::move(t_spare_buffer), t_spare_capacity};
+    t_spare_capacity = 0;
+  } else {
+    buffer_ = Buffer{std::unique_ptr<char[]>(new char[block_bytes]), block_bytes};
+  }
+  block_bytes_ = block_bytes;
+}
+
+LineReader::~LineReader() {
+  // Only a buffer of the usual size is kept (one grown for a long line is let go).
+  if (buffer_.bytes && buffer_.capacity == block_bytes_) {
+    t_spare_buffer = std::move(buffer_.bytes);
+    t_spare_capacity = buffer_.capacity;
+  }
+}
 
 bool LineReader::fill() {
   if (eof_) return false;
@@ -69,7 +226,12 @@ bool LineReader::fill() {
     end_ -= begin_;
     begin_ = 0;
   }
-  if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);
+  if (end_ == buffer_.size()) {
+    // A line fills the buffer: double it.
+    Buffer bigger{std::unique_ptr<char[]>(new char[buffer_.size() * 2]), buffer_.size() * 2};
+    std::memcpy(bigger.data(), buffer_.data(), end_);
+    buffer_ = std::move(bigger);
+  }
   std::size_t n = source_(buffer_.data() + end_, buffer_.size() - end_);
   if (n == 0) {
     eof_ = true;
@@ -77,6 +239,107 @@ bool LineReader::fill() {
   }
   end_ += n;
   return true;
+}
+
+void LineReader::skip_rest_of_line() {
+  for (;;) {
+    const void* nl = std::memchr(buffer_.data() + begin_, '\n', end_ - begin_);
+    if (nl != nullptr) {
+      begin_ = static_cast<const char*>(nl) - buffer_.data() + 1;
+      return;
+    }
+    begin_ = end_ = 0;
+    if (!fill()) return;
+  }
+}
+
+bool LineReader::next_with(std::string_view needle, Line& line) {
+  if (needle != needle_) {
+    if (needle.empty() || needle.size() > 64 || needle.find('\n') != std::string_view::npos) {
+      throw std::invalid_argument("LineReader::next_with: the needle must be 1 to 64 bytes without a newline");
+    }
+    needle_.assign(needle);
+    // The rarest byte (first of equals) and the rarest other one (last of equals).
+    std::size_t a = 0;
+    for (std::size_t k = 1; k < needle.size(); ++k) {
+      if (rarity(needle[k]) > rarity(needle[a])) a = k;
+    }
+    std::size_t b = a;
+    for (std::size_t k = 0; k < needle.size(); ++k) {
+      if (k != a && (b == a || rarity(needle[k]) >= rarity(needle[b]))) b = k;
+    }
+    needle_rare_[0] = std::min(a, b);
+    needle_rare_[1] = std::max(a, b);
+  }
+  const std::size_t n = needle_.size();
+  for (;;) {
+    const char* base = buffer_.data();
+    const char* from = base + begin_;
+    const char* end = base + end_;
+    std::uint64_t newlines = 0;
+    const char* hit = find_counting_newlines(from, end, needle_, needle_rare_, newlines);
+    if (hit == nullptr) {
+      // Every whole line searched lacks the needle; keep the partial last line.
+      if (newlines > 0) {
+        line_number_ += newlines;
+        begin_ = static_cast<const char*>(::memrchr(from, '\n', end - from)) - base + 1;
+      }
+      if (end_ - begin_ > max_line_bytes_ + 1) {
+        // An over-long line whose kept head lacks the needle: skip it.
+        ++line_number_;
+        skip_rest_of_line();
+        continue;
+      }
+      if (!fill()) {
+        if (end_ > begin_) ++line_number_;  // a last line without newline, lacking the needle
+        begin_ = end_;
+        return false;
+      }
+      continue;
+    }
+    // The line holding the needle starts after the last newline before it.
+    line_number_ += newlines;
+    if (newlines > 0) begin_ = static_cast<const char*>(::memrchr(from, '\n', hit - from)) - base + 1;
+    const char* start = base + begin_;
+    const std::size_t at = hit - start;
+    const bool head_holds_needle = at + n <= max_line_bytes_;
+    const void* nl = std::memchr(hit + n, '\n', end - hit - n);
+    if (nl == nullptr) {
+      if (end_ - begin_ > max_line_bytes_ + 1) {
+        // Too long to keep: hand out its first bytes (when they hold the needle).
+        ++line_number_;
+        if (!head_holds_needle) {
+          skip_rest_of_line();
+          continue;
+        }
+        truncated_line_.assign(start, start + max_line_bytes_);
+        skip_rest_of_line();
+        line = Line{std::string_view(truncated_line_.data(), truncated_line_.size()), line_number_, true, at};
+        return true;
+      }
+      if (!fill()) {
+        // The last line, without a newline.
+        const char* s = buffer_.data() + begin_;
+        std::size_t len = end_ - begin_;
+        begin_ = end_;
+        ++line_number_;
+        if (len > 0 && s[len - 1] == '\r') --len;
+        bool truncated = len > max_line_bytes_;
+        if (truncated && !head_holds_needle) return false;
+        line = Line{std::string_view(s, truncated ? max_line_bytes_ : len), line_number_, truncated, at};
+        return true;
+      }
+      continue;  // search again from the start of this line, now complete or longer
+    }
+    std::size_t len = static_cast<const char*>(nl) - start;
+    begin_ += len + 1;
+    ++line_number_;
+    if (len > 0 && start[len - 1] == '\r') --len;
+    bool truncated = len > max_line_bytes_;
+    if (truncated && !head_holds_needle) continue;
+    line = Line{std::string_view(start, truncated ? max_line_bytes_ : len), line_number_, truncated, at};
+    return true;
+  }
 }
 
 bool LineReader::next(Line& line) {

@@ -1,8 +1,11 @@
 #include "mlperf/run.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -24,17 +27,82 @@ constexpr double kMillisecondsPerMinute = 60000.0;
 constexpr double kClosedInitLimitMinutes = 30.0;
 constexpr double kOpenInitLimitMinutes = 240.0;
 
-std::optional<double> number_at(const nlohmann::json& object, const char* key) {
+// What the run builder reads from an event, for a parsed Event and for an EventView (whose
+// value and metadata are JSON text). Both give the same for the same line.
+
+std::optional<double> number_at(const nlohmann::json& object, std::string_view key) {
   auto it = object.find(key);
   if (it == object.end() || !it->is_number()) return std::nullopt;
   return it->get<double>();
 }
 
+// A string as it is, anything else as JSON text.
 std::string string_value(const nlohmann::json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
-void mark_first(std::optional<EventMark>& mark, const Event& e) {
+std::string_view key_of(const Event& e) { return e.key; }
+std::string_view key_of(const EventView& e) { return e.key; }
+
+std::optional<double> metadata_number(const Event& e, std::string_view name) { return number_at(e.metadata, name); }
+std::optional<double> metadata_number(const EventView& e, std::string_view name) {
+  return json_number(json_member(e.metadata, name));
+}
+
+// metadata.<name> when it is a string.
+std::optional<std::string> metadata_string(const Event& e, std::string_view name) {
+  auto it = e.metadata.find(name);
+  if (it == e.metadata.end() || !it->is_string()) return std::nullopt;
+  return it->template get<std::string>();
+}
+std::optional<std::string> metadata_string(const EventView& e, std::string_view name) {
+  return json_string(json_member(e.metadata, name));
+}
+
+// metadata.<name> as string_value gives it, when present.
+std::optional<std::string> metadata_text(const Event& e, std::string_view name) {
+  auto it = e.metadata.find(name);
+  if (it == e.metadata.end()) return std::nullopt;
+  return string_value(*it);
+}
+std::optional<std::string> metadata_text(const EventView& e, std::string_view name) {
+  std::string_view raw = json_member(e.metadata, name);
+  if (raw.empty()) return std::nullopt;
+  if (auto text = json_string(raw)) return text;
+  return nlohmann::json::parse(raw.begin(), raw.end()).dump();
+}
+
+std::optional<double> value_number(const Event& e) {
+  if (!e.value.is_number()) return std::nullopt;
+  return e.value.get<double>();
+}
+std::optional<double> value_number(const EventView& e) { return json_number(e.value); }
+
+std::optional<long long> value_long_long(const Event& e) {
+  if (!e.value.is_number()) return std::nullopt;
+  return e.value.get<long long>();
+}
+std::optional<long long> value_long_long(const EventView& e) {
+  if (!json_number(e.value)) return std::nullopt;
+  return nlohmann::json::parse(e.value.begin(), e.value.end()).get<long long>();  // its rounding
+}
+
+// value.<name> when value is an object and the member a number (an EventView's is read in
+// add_event, lazily).
+std::optional<double> value_member_number(const Event& e, std::string_view name) {
+  if (!e.value.is_object()) return std::nullopt;
+  return number_at(e.value, name);
+}
+
+std::string value_text(const Event& e) { return string_value(e.value); }
+std::string value_text(const EventView& e) {
+  if (e.value.empty()) return nlohmann::json().dump();  // absent: null
+  if (auto text = json_string(e.value)) return *text;
+  return nlohmann::json::parse(e.value.begin(), e.value.end()).dump();
+}
+
+template <class E>
+void mark_first(std::optional<EventMark>& mark, const E& e) {
   if (!mark) mark = EventMark{e.time_ms, e.line};
 }
 
@@ -50,55 +118,120 @@ const BenchmarkFacts* RunBuilder::facts_now() const {
   return facts_.find(run_.benchmark.empty() ? benchmark_hint_ : run_.benchmark);
 }
 
-void RunBuilder::on_eval(const Event& e) {
+template <class E>
+void RunBuilder::on_eval(const E& e) {
   const BenchmarkFacts* facts = facts_now();
   // Remember the convergence point in every unit; the unit is chosen at run_stop (§4.1).
-  if (auto s = number_at(e.metadata, "samples_count")) last_samples_count_ = *s;
-  if (auto epoch = number_at(e.metadata, "epoch_num")) last_epoch_num_ = round3(*epoch);
+  if (auto s = metadata_number(e, "samples_count")) last_samples_count_ = *s;
+  if (auto epoch = metadata_number(e, "epoch_num")) last_epoch_num_ = *epoch;
   any_point_ = true;
   if (facts && facts->convergence_unit == ConvergenceUnit::kMetricStep) {
-    auto step = number_at(e.metadata, facts->step_field(options_.ruleset).c_str());
-    auto metric = e.metadata.find("metric");
-    if (step && metric != e.metadata.end() && metric->is_string() && e.value.is_number()) {
-      metric_steps_[*step][metric->get<std::string>()] = e.value.get<double>();
-    }
+    auto step = metadata_number(e, facts->step_field(options_.ruleset));
+    if (!step) return;
+    auto metric = metadata_string(e, "metric");
+    auto value = value_number(e);
+    if (metric && value) metric_steps_[*step][*metric] = *value;
     return;
   }
   // The quality target (§2, §6) is judged on eval_accuracy values only.
-  if (e.key == "eval_accuracy" && facts && e.value.is_number() && !run_.quality_target_reached) {
-    if (const QualityTarget* target = facts->quality_target(options_.ruleset)) {
+  if (key_of(e) == "eval_accuracy" && facts && !run_.quality_target_reached) {
+    auto value = value_number(e);
+    const QualityTarget* target = value ? facts->quality_target(options_.ruleset) : nullptr;
+    if (target) {
       auto plain = target->metrics.find("");
-      if (plain != target->metrics.end() && plain->second.contains(e.value.get<double>())) {
+      if (plain != target->metrics.end() && plain->second.contains(*value)) {
         run_.quality_target_reached = true;
       }
     }
   }
 }
 
-void RunBuilder::add(const Event& e) {
+namespace {
+// A key's first and last 8 bytes (overlapping; zero-padded below 8 bytes): with its size,
+// they are the whole key up to 16 bytes.
+void key_words(std::string_view key, std::uint64_t& head, std::uint64_t& tail) {
+  const std::size_t n = key.size();
+  head = tail = 0;
+  if (n >= 8) {
+    std::memcpy(&head, key.data(), 8);
+    std::memcpy(&tail, key.data() + n - 8, 8);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) head = (head << 8) | static_cast<unsigned char>(key[i]);
+  }
+}
+
+std::size_t key_hash(std::uint64_t head, std::uint64_t tail, std::size_t size) {
+  std::uint64_t h = (head ^ (tail * 0x9E3779B97F4A7C15ull) ^ size) * 0xFF51AFD7ED558CCDull;
+  return static_cast<std::size_t>(h ^ (h >> 32));
+}
+
+}  // namespace
+
+Run::KeyCensus& RunBuilder::census(std::string_view key) {
+  std::uint64_t head, tail;
+  key_words(key, head, tail);
+  const std::size_t size = key.size();
+  std::size_t mask = census_slots_.size() - 1;
+  std::size_t i = key_hash(head, tail, size) & mask;
+  for (; census_slots_[i].entry != nullptr; i = (i + 1) & mask) {
+    const CensusSlot& slot = census_slots_[i];
+    if (slot.size == size && slot.head == head && slot.tail == tail && (size <= 16 || slot.key == key)) {
+      return *slot.entry;
+    }
+  }
+  auto [entry, inserted] = run_.key_census.try_emplace(std::string(key));
+  census_slots_[i] = CensusSlot{head, tail, size, entry->first, &entry->second};
+  if (++census_used_ * 2 > census_slots_.size()) {
+    // Rehash into a table twice the size.
+    std::vector<CensusSlot> bigger(census_slots_.size() * 2);
+    for (const CensusSlot& slot : census_slots_) {
+      if (slot.entry == nullptr) continue;
+      std::size_t j = key_hash(slot.head, slot.tail, slot.size) & (bigger.size() - 1);
+      while (bigger[j].entry != nullptr) j = (j + 1) & (bigger.size() - 1);
+      bigger[j] = slot;
+    }
+    census_slots_ = std::move(bigger);
+  }
+  return entry->second;
+}
+
+void RunBuilder::add(const Event& e) { add_event(e); }
+
+void RunBuilder::add(const EventView& e) { add_event(e); }
+
+template <class E>
+void RunBuilder::add_event(const E& e) {
   ++run_.mllog_lines;
-  const std::string& k = e.key;
-  Run::KeyCensus& census = run_.key_census[k];
-  if (census.count++ == 0) census.first = EventMark{e.time_ms, e.line};
-  census.last = EventMark{e.time_ms, e.line};
+  const std::string_view k = key_of(e);
+  Run::KeyCensus& entry = census(k);
+  if (entry.count++ == 0) entry.first = EventMark{e.time_ms, e.line};
+  entry.last = EventMark{e.time_ms, e.line};
   if (k == "eval_accuracy" || k == "eval_error") {
     on_eval(e);
   } else if (k == "tracked_stats") {
-    if (e.value.is_object()) {
-      if (auto t = number_at(e.value, "throughput")) run_.last_throughput = *t;
+    if constexpr (std::is_same_v<E, EventView>) {
+      // Most logs hold thousands: keep the text, parse the last one at finish.
+      std::string_view raw = json_member(e.value, "throughput");
+      if (!raw.empty() && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'))) {
+        throughput_text_.assign(raw);
+        throughput_pending_ = true;
+      }
+    } else if (auto t = value_member_number(e, "throughput")) {
+      run_.last_throughput = *t;
+      throughput_pending_ = false;
     }
   } else if (k == "global_batch_size") {
-    if (e.value.is_number()) run_.global_batch_size = e.value.get<long long>();
+    if (auto size = value_long_long(e)) run_.global_batch_size = *size;
   } else if (k == "train_samples") {
-    if (e.value.is_number()) last_train_samples_ = e.value.get<double>();
+    if (auto samples = value_number(e)) last_train_samples_ = *samples;
   } else if (k == "submission_benchmark") {
-    if (run_.benchmark.empty()) run_.benchmark = string_value(e.value);
+    if (run_.benchmark.empty()) run_.benchmark = value_text(e);
   } else if (k == "submission_division") {
-    if (run_.division.empty()) run_.division = string_value(e.value);
+    if (run_.division.empty()) run_.division = value_text(e);
   } else if (k == "submission_org") {
-    if (run_.org.empty()) run_.org = string_value(e.value);
+    if (run_.org.empty()) run_.org = value_text(e);
   } else if (k == "submission_platform") {
-    if (run_.platform.empty()) run_.platform = string_value(e.value);
+    if (run_.platform.empty()) run_.platform = value_text(e);
   } else if (k == "init_start") {
     ++run_.init_start_count;
     if (!run_.init_start || e.time_ms < run_.init_start->time_ms) run_.init_start = EventMark{e.time_ms, e.line};
@@ -115,8 +248,7 @@ void RunBuilder::add(const Event& e) {
     ++run_.run_stop_count;
     if (!run_.run_stop) {
       run_.run_stop = EventMark{e.time_ms, e.line};
-      auto status = e.metadata.find("status");
-      if (status != e.metadata.end()) run_.status = string_value(*status);
+      run_.status = metadata_text(e, "status");
       // Convergence is decided at the first run_stop with the points seen so far (§4.1).
       const BenchmarkFacts* facts = facts_now();
       if (run_.status == "success" && any_point_) {
@@ -138,7 +270,7 @@ void RunBuilder::add(const Event& e) {
         } else if (facts && facts->convergence_unit == ConvergenceUnit::kSamplesCount) {
           point = last_samples_count_;
         } else {
-          point = last_epoch_num_;
+          if (last_epoch_num_) point = round3(*last_epoch_num_);
         }
         if (point) {
           run_.converged = true;
@@ -157,6 +289,7 @@ void RunBuilder::add_error(ParseError error) {
 
 Run RunBuilder::finish() {
   Run& r = run_;
+  if (throughput_pending_) r.last_throughput = json_number(throughput_text_);
   auto& drop = r.drop_reasons;
   if (r.run_start && r.run_stop) {
     r.minutes = (r.run_stop->time_ms - r.run_start->time_ms) / kMillisecondsPerMinute;
@@ -234,14 +367,21 @@ Run read_run(const std::filesystem::path& path, const std::string& benchmark_hin
   RunBuilder builder(path.string(), benchmark_hint, facts, options);
   LineReader reader(file_source(path));
   Line line;
+  MllogScanner scanner;
+  EventView view;
   Event event;
   std::string error;
-  while (reader.next(line)) {
+  // Only lines holding the MLLOG token come out of the reader (§1: the rest is ignored).
+  while (reader.next_with(kMllogToken, line)) {
     if (line.truncated) {
-      if (line.text.find(kMllogToken) != std::string_view::npos) {
-        builder.add_error({path.string(), line.number,
-                           fmt::format("MLLOG line longer than {} bytes", LineReader::kDefaultMaxLineBytes)});
-      }
+      builder.add_error({path.string(), line.number,
+                         fmt::format("MLLOG line longer than {} bytes", LineReader::kDefaultMaxLineBytes)});
+      continue;
+    }
+    // The fast path reads most lines; the full parser decides the others (and words errors).
+    if (scanner.scan(line.text, view, line.needle_at) == ScanKind::kEvent) {
+      view.line = line.number;
+      builder.add(view);
       continue;
     }
     switch (parse_mllog_line(line.text, event, error)) {

@@ -74,6 +74,58 @@ std::vector<std::string> olympic_roles(const std::vector<Run>& runs, int dropped
   return roles;
 }
 
+// The runs of a directory read ahead by score_directories (all files of all directories on
+// one pool), waiting for score_directory to take them.
+struct ReadAhead {
+  RunOptions options;                      // what the files were read with
+  std::vector<std::optional<Run>> runs;    // per result file; nullopt when unreadable
+  std::vector<std::string> errors;         // per result file: why it is unreadable
+};
+
+// Set by score_directories around one score_directory call on this thread.
+thread_local ReadAhead* t_read_ahead = nullptr;
+
+// The Runs of `dir`'s result files, in order, and the errors of the unreadable ones: taken
+// from the read-ahead when it was read with the same options, else read now.
+void read_result_files(const BenchmarkDir& dir, const Facts& facts, const RunOptions& run_options,
+                       std::vector<Run>& runs, std::vector<std::string>& errors) {
+  ReadAhead* ahead = t_read_ahead;
+  if (ahead != nullptr && ahead->runs.size() == dir.result_files.size() &&
+      ahead->options.ruleset == run_options.ruleset &&
+      ahead->options.bert_train_samples == run_options.bert_train_samples) {
+    for (std::size_t i = 0; i < ahead->runs.size(); ++i) {
+      if (ahead->runs[i]) {
+        runs.push_back(std::move(*ahead->runs[i]));
+      } else {
+        errors.push_back(std::move(ahead->errors[i]));
+      }
+    }
+    return;
+  }
+  for (const auto& file : dir.result_files) {
+    try {
+      runs.push_back(read_run(file, dir.benchmark_name, facts, run_options));
+    } catch (const std::exception& e) {
+      errors.push_back(e.what());
+    }
+  }
+}
+
+// Calls job(i) for i in [0, count) on up to `threads` threads (this one included); jobs are
+// taken in index order.
+template <class Job>
+void run_on_pool(std::size_t count, unsigned threads, const Job& job) {
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < count; i = next++) job(i);
+  };
+  unsigned n = std::max(1u, static_cast<unsigned>(std::min<std::size_t>(threads, count)));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+}
+
 }  // namespace
 
 DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options) {
@@ -91,13 +143,7 @@ DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data
   }
   RunOptions run_options{out.ruleset, options.bert_train_samples};
 
-  for (const auto& file : dir.result_files) {
-    try {
-      out.runs.push_back(read_run(file, dir.benchmark_name, data.facts(), run_options));
-    } catch (const std::exception& e) {
-      out.errors.push_back(e.what());
-    }
-  }
+  read_result_files(dir, data.facts(), run_options, out.runs, out.errors);
 
   // Benchmark and division: what the logs say (the folder name when they are silent).
   out.benchmark = most_common(out.runs, &Run::benchmark);
@@ -142,6 +188,23 @@ DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data
     if (!r.platform.empty()) logged_platforms.push_back(r.platform);
   }
   out.platform = tag_platform(data.platforms(), out.accelerator_model_name, logged_platforms);
+  if (options.probed_platform) {  // `--probe`: the node the tool runs on (device_probe.h)
+    const PlatformTag& probed = *options.probed_platform;
+    const char* who = out.platform.source == "log" ? "the logs say" : "the system description says";
+    // A system description naming another accelerator (e.g. an NVIDIA GPU) is a platform
+    // too: it keeps its tag. Placeholders and system names in the logs give way to the probe.
+    bool named_elsewhere = !out.platform.known && out.platform.source == "system description";
+    if (!out.platform.known && !named_elsewhere) {
+      if (!out.platform.name.empty()) {
+        out.warnings.push_back(fmt::format("{} \"{}\", not a known platform; tagged {} from this node (probe)", who,
+                                           out.platform.name, probed.name));
+      }
+      out.platform = probed;
+    } else if (out.platform.name != probed.name) {  // known, or named by the system description
+      out.warnings.push_back(
+          fmt::format("{} {} but this node holds {} (probe)", who, out.platform.name, probed.name));
+    }
+  }
 
   // Time to train and the olympic mean (§2, §3).
   std::vector<double> counted;
@@ -245,16 +308,49 @@ DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data
 
 std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
                                                const ScoreOptions& options) {
-  std::vector<DirectoryResult> results(dirs.size());
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i = next++; i < dirs.size(); i = next++) results[i] = score_directory(dirs[i], data, options);
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  // 1. Every result file of every directory on one pool, the biggest first so that the
+  //    threads finish together (a few directories still use every core).
+  std::vector<ReadAhead> ahead(dirs.size());
+  struct FileJob {
+    std::size_t dir;
+    std::size_t file;
+    std::uintmax_t bytes;
   };
-  unsigned n = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), dirs.size()));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  std::vector<FileJob> jobs;
+  for (std::size_t d = 0; d < dirs.size(); ++d) {
+    // The ruleset as score_directory chooses it (a mismatch only means reading again there).
+    Ruleset ruleset = options.ruleset       ? *options.ruleset
+                      : dirs[d].path_ruleset ? *dirs[d].path_ruleset
+                                             : data.facts().newest_ruleset();
+    ahead[d].options = RunOptions{ruleset, options.bert_train_samples};
+    ahead[d].runs.resize(dirs[d].result_files.size());
+    ahead[d].errors.resize(dirs[d].result_files.size());
+    for (std::size_t f = 0; f < dirs[d].result_files.size(); ++f) {
+      std::error_code ec;
+      std::uintmax_t bytes = fs::file_size(dirs[d].result_files[f], ec);
+      jobs.push_back({d, f, ec ? 0 : bytes});
+    }
+  }
+  std::stable_sort(jobs.begin(), jobs.end(), [](const FileJob& a, const FileJob& b) { return a.bytes > b.bytes; });
+  run_on_pool(jobs.size(), threads, [&](std::size_t j) {
+    const FileJob& job = jobs[j];
+    const BenchmarkDir& dir = dirs[job.dir];
+    ReadAhead& slot = ahead[job.dir];
+    try {
+      slot.runs[job.file] = read_run(dir.result_files[job.file], dir.benchmark_name, data.facts(), slot.options);
+    } catch (const std::exception& e) {
+      slot.errors[job.file] = e.what();
+    }
+  });
+  // 2. Score each directory from its runs; results in the order given.
+  std::vector<DirectoryResult> results(dirs.size());
+  run_on_pool(dirs.size(), threads, [&](std::size_t d) {
+    t_read_ahead = &ahead[d];
+    results[d] = score_directory(dirs[d], data, options);
+    t_read_ahead = nullptr;
+    ahead[d] = ReadAhead{};
+  });
   return results;
 }
 

@@ -31,6 +31,9 @@ struct Line {
   std::string_view text;
   std::uint64_t number = 0;
   bool truncated = false;  ///< longer than the reader's limit: `text` holds its first bytes
+  /// Set by LineReader::next_with: offset in `text` of the first occurrence of the needle
+  /// (std::string_view::npos after LineReader::next).
+  std::size_t needle_at = std::string_view::npos;
 };
 
 /// Splits a ByteSource into lines. Memory is bounded by the block size plus the longest
@@ -43,21 +46,45 @@ class LineReader {
 
   explicit LineReader(ByteSource source, std::size_t block_bytes = kDefaultBlockBytes,
                       std::size_t max_line_bytes = kDefaultMaxLineBytes);
+  ~LineReader();
+  LineReader(LineReader&&) noexcept = default;
+  LineReader& operator=(LineReader&&) noexcept = default;
 
   /// Advances to the next line; false at end of input. Propagates the source's exceptions.
   bool next(Line& line);
 
+  /// Advances to the next line that contains `needle` (1 to 64 bytes, no '\n'); the lines
+  /// in between are skipped but still numbered. Yields exactly the lines `next` would yield
+  /// whose `text` holds `needle` (an over-long line only when its kept head holds it), with
+  /// `needle_at` set, so `while (next_with(n, l))` equals filtering `next` by `find(n)`.
+  /// The blocks are searched, not the lines: one pass finds the needle and counts the
+  /// newlines (SSE2 where available). Throws std::invalid_argument on a bad needle;
+  /// propagates the source's exceptions.
+  bool next_with(std::string_view needle, Line& line);
+
  private:
   bool fill();  // read more bytes into the buffer; false at end of input
+  void skip_rest_of_line();  // drop bytes up to and including the next newline
 
   ByteSource source_;
   std::size_t max_line_bytes_;
-  std::vector<char> buffer_;
+  std::size_t block_bytes_ = 0;
+  // The bytes read and not yet consumed are [begin_, end_); allocated without zero-filling
+  // (a reader per file: clearing a block each time costs more than reading it).
+  struct Buffer {
+    std::unique_ptr<char[]> bytes;
+    std::size_t capacity = 0;
+    char* data() const { return bytes.get(); }
+    std::size_t size() const { return capacity; }
+  };
+  Buffer buffer_;
   std::size_t begin_ = 0;  // start of unconsumed bytes
   std::size_t end_ = 0;    // end of valid bytes
   bool eof_ = false;
   std::uint64_t line_number_ = 0;
   std::vector<char> truncated_line_;  // head of the last over-long line
+  std::string needle_;                // the needle of next_with, and where its rarest
+  std::size_t needle_rare_[2] = {};   // two bytes are (searched for first)
 };
 
 }  // namespace mlperf

@@ -2,6 +2,8 @@
 // The MLLOG line format (scoring.md §1): one line → one Event, or a parse error.
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -42,6 +44,78 @@ enum class LineKind {
 /// read as Latin-1, like the reference. On kEvent fills `event` (except `event.line`); on
 /// kError sets `error` to a one-line reason. Never throws.
 LineKind parse_mllog_line(std::string_view line, Event& event, std::string& error);
+
+/// One MLLOG event as found by scan_mllog_line: the fields scoring reads, with `value` and
+/// `metadata` left as their JSON text (views into the scanned line, valid while it is).
+/// Reading a field with json_member / json_number gives what the same field of the Event
+/// from parse_mllog_line holds.
+struct EventView {
+  double time_ms = 0;             ///< milliseconds since the epoch, as Event::time_ms
+  std::string_view key;           ///< the key (never holds an escape sequence)
+  std::string_view event_type;    ///< "" when absent or not a string (no escapes)
+  std::string_view name_space;    ///< "" when absent or not a string (no escapes)
+  std::string_view value;         ///< JSON text of value; "" when absent (Event: null)
+  std::string_view metadata;      ///< JSON text of metadata when an object, else ""
+  std::uint64_t line = 0;         ///< 1-based line number in its file (set by the caller)
+};
+
+/// What scan_mllog_line made of a line.
+enum class ScanKind {
+  kNotMllog,  ///< no ":::MLLOG " token: ignored
+  kEvent,     ///< a valid event, in the EventView
+  kUnsure,    ///< anything else: ask parse_mllog_line (it may be a valid event or an error)
+};
+
+/// The fast path of parse_mllog_line for scoring: one pass over the JSON after the token,
+/// validating it without building a document. Returns kEvent only for lines that
+/// parse_mllog_line turns into an event with the same time_ms, key, event_type, namespace,
+/// value and metadata; everything it is not sure about (a bad or unusual line: escapes in
+/// keys, \u escapes, non-ASCII bytes, a second token, a number that may overflow, nesting
+/// deeper than 64, a missing or mistyped time_ms or key) is kUnsure, never an error.
+/// `token_at` is the offset of the first ":::MLLOG " in `line` (npos: search for it).
+/// Never throws.
+ScanKind scan_mllog_line(std::string_view line, EventView& view,
+                         std::size_t token_at = std::string_view::npos);
+
+/// scan_mllog_line with a memory, for the lines of one file: it remembers the shape of the
+/// lines it validated (their payload with the numbers taken out, up to 8 shapes) and checks
+/// each new line against them first. A line of a known shape is validated by comparing its
+/// bytes with the shape and reading its numbers by the JSON grammar, which accepts exactly
+/// the lines that differ from a validated one only in their numbers (see mllog.cc for why
+/// nlohmann/json then reads the same event). Results are those of scan_mllog_line, line for
+/// line; only faster on logs that repeat themselves (tracked_stats, eval lines). Not
+/// thread-safe: one per reading thread.
+class MllogScanner {
+ public:
+  MllogScanner();
+  ~MllogScanner();
+  MllogScanner(MllogScanner&&) noexcept;
+  MllogScanner& operator=(MllogScanner&&) noexcept;
+
+  /// As scan_mllog_line(line, view, token_at).
+  ScanKind scan(std::string_view line, EventView& view, std::size_t token_at = std::string_view::npos);
+  /// How many lines so far were read through a remembered shape.
+  std::uint64_t shape_matches() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// The JSON text of the member `name` of the JSON object `object` (the last one when the
+/// name repeats, as parse_mllog_line keeps it); "" when absent or when `object` is not an
+/// object. `object` must be JSON text validated by scan_mllog_line (an EventView field or a
+/// member found in one).
+std::string_view json_member(std::string_view object, std::string_view name);
+
+/// The number the JSON text `value` holds, as nlohmann::json::get<double>() gives it for
+/// the parsed value (integers converted exactly rounded, "-0" as 0); nullopt when `value`
+/// is not a number (or empty). `value` must come from scan_mllog_line.
+std::optional<double> json_number(std::string_view value);
+
+/// The contents of the JSON string `value` with its escapes decoded; nullopt when `value`
+/// is not a string. `value` must come from scan_mllog_line.
+std::optional<std::string> json_string(std::string_view value);
 
 /// True when `text` is well-formed UTF-8.
 bool is_valid_utf8(std::string_view text);

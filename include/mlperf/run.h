@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mlperf/facts.h"
@@ -91,6 +92,10 @@ class RunBuilder {
 
   /// Takes one event (with its line number set).
   void add(const Event& event);
+  /// Takes one event found by scan_mllog_line (with its line number set): the same as
+  /// add(Event) with parse_mllog_line's event of that line, reading only the fields that
+  /// scoring uses (§2, §4.1) from the JSON text.
+  void add(const EventView& event);
   /// Records a line that failed to parse.
   void add_error(ParseError error);
   /// Applies the compliance conditions of §2 and the convergence rule of §4.1.
@@ -98,7 +103,11 @@ class RunBuilder {
 
  private:
   const BenchmarkFacts* facts_now() const;
-  void on_eval(const Event& event);
+  template <class E>
+  void add_event(const E& event);  // Event or EventView
+  template <class E>
+  void on_eval(const E& event);
+  Run::KeyCensus& census(std::string_view key);
 
   Run run_;
   std::string benchmark_hint_;
@@ -106,11 +115,24 @@ class RunBuilder {
   RunOptions options_;
   // Convergence state (§4.1): the last remembered point per unit.
   std::optional<double> last_samples_count_;
-  std::optional<double> last_epoch_num_;
+  std::optional<double> last_epoch_num_;   // as logged; rounded (round3) when used
+  std::string throughput_text_;            // the last tracked_stats throughput of an
+  bool throughput_pending_ = false;        // EventView, parsed at finish
   std::optional<double> last_train_samples_;
   std::map<double, std::map<std::string, double>> metric_steps_;  // stable_diffusion
   std::optional<std::string> run_stop_status_;
   bool any_point_ = false;
+  // key_census entries by key, so an event finds its entry without building a std::string:
+  // an open-addressing table (power-of-two size, at most half full) of views
+  // into the map's keys, whose nodes never move.
+  struct CensusSlot {
+    std::uint64_t head = 0, tail = 0;  // first and last 8 bytes of the key (overlapping)
+    std::size_t size = 0;              // a key of at most 16 bytes is these three
+    std::string_view key;
+    Run::KeyCensus* entry = nullptr;
+  };
+  std::vector<CensusSlot> census_slots_ = std::vector<CensusSlot>(64);
+  std::size_t census_used_ = 0;
 };
 
 /// Reads `path` with the streaming line reader and MLLOG parser and builds its Run.

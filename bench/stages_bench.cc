@@ -1,0 +1,246 @@
+// Micro-benchmarks of the hot path of `score` (docs/architecture.md: line reader → MLLOG
+// parser → run builder), each reporting bytes/s and lines/s. The input is AMD's real v5.1
+// MI355X logs shipped in data/examples, with launcher and progress lines between the MLLOG
+// lines in the proportion of the v5.1 round (about 2.3 other lines per MLLOG line, 46 % of
+// the bytes), repeated to 8 MiB. Run: ./build/bench/mlperf_score_bench
+// Performance is measured here and by scripts/bench-corpus, never in unit tests.
+
+#include <benchmark/benchmark.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mlperf/facts.h"
+#include "mlperf/line_reader.h"
+#include "mlperf/mllog.h"
+#include "mlperf/run.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace mlperf;
+
+constexpr std::size_t kTargetBytes = 8 << 20;
+
+fs::path source_dir() { return MLPERF_SCORE_SOURCE_DIR; }
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path.string() + ": cannot open");
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// The shipped example logs, each ending in a newline.
+std::vector<std::string> example_logs() {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::recursive_directory_iterator(source_dir() / "data/examples")) {
+    std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name.rfind("result_", 0) == 0) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw std::runtime_error("no result_*.txt under data/examples");
+  std::vector<std::string> logs;
+  for (const auto& f : files) {
+    logs.push_back(read_file(f));
+    if (!logs.back().empty() && logs.back().back() != '\n') logs.back().push_back('\n');
+  }
+  return logs;
+}
+
+// A log of the round's shape: the example logs' MLLOG lines, each after a few lines of
+// launcher and training output; repeated to kTargetBytes.
+const std::string& corpus_like_text() {
+  static const std::string text = [] {
+    std::mt19937 rng(5);
+    std::string out;
+    const std::vector<std::string> logs = example_logs();
+    while (out.size() < kTargetBytes) {
+      for (const auto& log : logs) {
+        std::istringstream in(log);
+        std::string line;
+        while (std::getline(in, line)) {
+          // 7 other lines per 3 MLLOG lines on average, 60 to 140 bytes each.
+          int others = static_cast<int>(rng() % 4) + (rng() % 3 == 0 ? 1 : 0);
+          for (int k = 0; k < others; ++k) {
+            std::string noise = "[1," + std::to_string(rng() % 8) + "]<stdout>: step " +
+                                std::to_string(rng() % 100000) + " | loss " + std::to_string(rng() % 1000) +
+                                ".1234 | lr 2.5e-04 | grad_norm 0.8125 | tokens/s " + std::to_string(rng());
+            noise.resize(60 + rng() % 80, ' ');
+            out += noise;
+            out += '\n';
+          }
+          out += line;
+          out += '\n';
+        }
+      }
+    }
+    return out;
+  }();
+  return text;
+}
+
+// A source over `text` without copying it first (read(2) copies too).
+ByteSource view_source(std::string_view text) {
+  auto offset = std::make_shared<std::size_t>(0);
+  return [text, offset](char* buffer, std::size_t capacity) -> std::size_t {
+    std::size_t n = std::min(capacity, text.size() - *offset);
+    std::memcpy(buffer, text.data() + *offset, n);
+    *offset += n;
+    return n;
+  };
+}
+
+struct Corpus {
+  std::string_view text;
+  std::uint64_t lines = 0;                   // all lines
+  std::vector<std::string_view> mllog;      // the lines holding the token
+  std::uint64_t mllog_bytes = 0;
+};
+
+const Corpus& corpus() {
+  static const Corpus c = [] {
+    Corpus c;
+    c.text = corpus_like_text();
+    LineReader reader(view_source(c.text));
+    Line line;
+    while (reader.next(line)) {
+      ++c.lines;
+      if (line.text.find(kMllogToken) != std::string_view::npos) {
+        c.mllog.push_back(line.text);
+        c.mllog_bytes += line.text.size() + 1;
+      }
+    }
+    return c;
+  }();
+  return c;
+}
+
+const Facts& facts() {
+  static const Facts f = Facts::load(source_dir() / "configs/benchmarks.json");
+  return f;
+}
+
+void report(benchmark::State& state, std::uint64_t bytes, std::uint64_t lines) {
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
+  state.counters["lines/s"] = benchmark::Counter(static_cast<double>(lines), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Line reader: every line (LineReader::next).
+void BM_LineReader_AllLines(benchmark::State& state) {
+  const Corpus& c = corpus();
+  for (auto _ : state) {
+    LineReader reader(view_source(c.text));
+    Line line;
+    std::uint64_t n = 0;
+    while (reader.next(line)) ++n;
+    benchmark::DoNotOptimize(n);
+  }
+  report(state, c.text.size(), c.lines);
+}
+BENCHMARK(BM_LineReader_AllLines);
+
+// Line reader: only the MLLOG lines (LineReader::next_with, as read_run does).
+void BM_LineReader_MllogLines(benchmark::State& state) {
+  const Corpus& c = corpus();
+  for (auto _ : state) {
+    LineReader reader(view_source(c.text));
+    Line line;
+    std::uint64_t n = 0;
+    while (reader.next_with(kMllogToken, line)) n += line.number;
+    benchmark::DoNotOptimize(n);
+  }
+  report(state, c.text.size(), c.lines);
+}
+BENCHMARK(BM_LineReader_MllogLines);
+
+// MLLOG parser, full events (parse_mllog_line: nlohmann/json documents).
+void BM_Mllog_ParseFullEvent(benchmark::State& state) {
+  const Corpus& c = corpus();
+  Event event;
+  std::string error;
+  for (auto _ : state) {
+    for (std::string_view line : c.mllog) benchmark::DoNotOptimize(parse_mllog_line(line, event, error));
+  }
+  report(state, c.mllog_bytes, c.mllog.size());
+}
+BENCHMARK(BM_Mllog_ParseFullEvent);
+
+// MLLOG parser, the scoring fast path (scan_mllog_line: validate, keep JSON text).
+void BM_Mllog_ScanEventView(benchmark::State& state) {
+  const Corpus& c = corpus();
+  EventView view;
+  for (auto _ : state) {
+    for (std::string_view line : c.mllog) benchmark::DoNotOptimize(scan_mllog_line(line, view));
+  }
+  report(state, c.mllog_bytes, c.mllog.size());
+}
+BENCHMARK(BM_Mllog_ScanEventView);
+
+// Run builder fed parsed events (RunBuilder::add(Event)).
+void BM_RunBuilder_AddEvent(benchmark::State& state) {
+  const Corpus& c = corpus();
+  std::vector<Event> events(c.mllog.size());
+  std::string error;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    parse_mllog_line(c.mllog[i], events[i], error);
+    events[i].line = i + 1;
+  }
+  RunOptions options{*Ruleset::parse("5.1.0"), false};
+  for (auto _ : state) {
+    RunBuilder builder("bench.txt", "llama31_8b", facts(), options);
+    for (const Event& e : events) builder.add(e);
+    benchmark::DoNotOptimize(builder.finish());
+  }
+  report(state, c.mllog_bytes, c.mllog.size());
+}
+BENCHMARK(BM_RunBuilder_AddEvent);
+
+// Run builder fed event views (RunBuilder::add(EventView), as read_run does).
+void BM_RunBuilder_AddEventView(benchmark::State& state) {
+  const Corpus& c = corpus();
+  std::vector<EventView> views(c.mllog.size());
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    scan_mllog_line(c.mllog[i], views[i]);
+    views[i].line = i + 1;
+  }
+  RunOptions options{*Ruleset::parse("5.1.0"), false};
+  for (auto _ : state) {
+    RunBuilder builder("bench.txt", "llama31_8b", facts(), options);
+    for (const EventView& v : views) builder.add(v);
+    benchmark::DoNotOptimize(builder.finish());
+  }
+  report(state, c.mllog_bytes, c.mllog.size());
+}
+BENCHMARK(BM_RunBuilder_AddEventView);
+
+// All three stages on a file (read_run), page cache warm.
+void BM_ReadRun_File(benchmark::State& state) {
+  const Corpus& c = corpus();
+  fs::path file = fs::temp_directory_path() / ("mlperf-score-bench-" + std::to_string(::getpid()) + ".txt");
+  {
+    std::ofstream out(file, std::ios::binary);
+    out.write(c.text.data(), static_cast<std::streamsize>(c.text.size()));
+  }
+  RunOptions options{*Ruleset::parse("5.1.0"), false};
+  for (auto _ : state) benchmark::DoNotOptimize(read_run(file, "llama31_8b", facts(), options));
+  fs::remove(file);
+  report(state, c.text.size(), c.lines);
+}
+BENCHMARK(BM_ReadRun_File);
+
+}  // namespace
+
+BENCHMARK_MAIN();
