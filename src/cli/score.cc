@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common.h"
+#include "mlperf/device_probe.h"
 #include "mlperf/report.h"
 
 namespace mlperf::cli {
@@ -19,6 +20,8 @@ struct ScoreArgs {
   bool bert_train_samples = false;
   double tolerance = 5.0;
   std::string data_dir;
+  bool probe = false;
+  std::string sysfs_root = "/sys";
   std::vector<std::string> paths;
 };
 
@@ -41,6 +44,16 @@ int run_score(const ScoreArgs& args) {
     if (!known) {
       fmt::print(stderr, "mlperf-score: warning: ruleset {} has no shipped facts or RCPs\n", options.ruleset->str());
     }
+  }
+
+  if (args.probe) {  // this node's platform; probe problems are warnings, never fatal
+    ProbeOptions probe_options;
+    probe_options.sysfs_root = args.sysfs_root;
+    std::vector<std::string> probe_warnings;
+    ProbeResult probed = probe_devices(probe_options, data->platforms());
+    options.probed_platform = probe_platform_tag(probed, probe_warnings);
+    for (const auto& w : probe_warnings) fmt::print(stderr, "mlperf-score: warning: {}\n", w);
+    if (options.probed_platform) fmt::print(stderr, "mlperf-score: probe: {}\n", probed.summary());
   }
 
   int status = kExitPassed;
@@ -72,6 +85,12 @@ Command add_score_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--data-dir", args->data_dir, "Folder holding configs/ and data/rcps/");
+  CLI::Option* probe = cmd->add_flag("--probe", args->probe,
+                                     "Tag directories whose logs name no known platform with this node's GPUs "
+                                     "(see `probe`); warn when they name another");
+  cmd->add_option("--sysfs-root", args->sysfs_root, "sysfs root for --probe (KFD topology and DRM PCI ids)")
+      ->needs(probe)
+      ->capture_default_str();
   cmd->add_option("PATH", args->paths, "Benchmark directories or folders above them")->required();
   return {cmd, [args] { return run_score(*args); }};
 }
