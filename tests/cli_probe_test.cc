@@ -177,5 +177,44 @@ TEST(CliScoreProbe, DifferentPlatformWarnsAndNoGpuNeverAborts) {
       << none.out;
 }
 
+TEST(CliCheckProbe, PlaceholderIsTaggedAndAMismatchIsAPlatformWarning) {
+  TempDir tmp;
+  auto dir = placeholder_copy(tmp.path());
+  auto r = run_command(mlperf_score(kNoHip) + " check --format json --probe --sysfs-root " + sysfs("mi355x") + " " +
+                       q(dir) + " 2>/dev/null");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("\"platform\""), std::string::npos) << r.out;  // the extra check is listed
+
+  // The shipped example names MI355X; on an MI300X node check warns but still passes.
+  auto mismatch = run_command(mlperf_score(kNoHip) + " check --format github --probe --sysfs-root " +
+                              sysfs("mi300x") + " " + q(example_system() / "llama31_8b") + " 2>/dev/null");
+  EXPECT_EQ(mismatch.status, 0) << mismatch.out;
+  EXPECT_NE(mismatch.out.find("::warning file=" + (example_system() / "llama31_8b").string() +
+                              ",title=platform::the system description says MI355X but this node holds MI300X (probe)"),
+            std::string::npos)
+      << mismatch.out;
+}
+
+TEST(CliScoreProbe, AnotherVendorsAcceleratorKeepsItsTag) {
+  // A system description naming an NVIDIA GPU is a platform too: the probe does not replace it.
+  TempDir tmp;
+  auto dir = placeholder_copy(tmp.path());
+  write_file(tmp.path() / "training_results_v5.1/AMD/systems/MY_NODE.json",
+             R"({"accelerator_model_name": "NVIDIA H100-SXM5-80GB"})");
+  auto r = run_command(mlperf_score(kNoHip) + " score --format json --probe --sysfs-root " + sysfs("mi355x") + " " +
+                       q(dir) + " 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto doc = nlohmann::json::parse(r.out);
+  const auto& res = doc["results"][0];
+  EXPECT_EQ(res["platform"], "NVIDIA H100-SXM5-80GB");
+  EXPECT_EQ(res["platform_source"], "system description");
+  EXPECT_TRUE(res["expected"].is_null());
+  bool warned = false;
+  for (const auto& w : res["warnings"]) {
+    warned |= w == "the system description says NVIDIA H100-SXM5-80GB but this node holds MI355X (probe)";
+  }
+  EXPECT_TRUE(warned) << r.out;
+}
+
 }  // namespace
 }  // namespace mlperf

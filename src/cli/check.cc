@@ -22,10 +22,20 @@ struct CheckArgs {
   std::string rcp_pass = "pruned";
   bool bert_train_samples = false;
   std::string data_dir;
+  bool probe = false;
+  std::string sysfs_root = "/sys";
   std::vector<std::string> paths;
-  // A later `--probe` (compare the logged platform with this machine's device) adds its
-  // flag here and appends an ExtraCheck to CheckOptions::extra_checks in run_check.
 };
+
+// `--probe`: the platform the logs and system description name against this node's GPUs
+// (issue #4). A mismatch is a warning, never a failure: the logs may come from another node.
+CheckResult platform_check(const DirectoryResult& r) {
+  CheckResult result{"platform", "the submission platform agrees with this node's GPUs (probe)", {}};
+  for (const auto& w : r.warnings) {
+    if (w.ends_with("(probe)")) result.findings.push_back({"platform", Finding::kWarning, r.dir.path.string(), 0, w});
+  }
+  return result;
+}
 
 int run_check(const CheckArgs& args) {
   bool ruleset_ok = true;
@@ -37,6 +47,7 @@ int run_check(const CheckArgs& args) {
 
   auto data = load_data(args.data_dir);
   if (!data) return kExitInputError;
+  if (args.probe) apply_probe(args.sysfs_root, *data, options);  // warnings only, never fatal
   CheckRules rules;
   try {
     rules = CheckRules::load(data->root() / "configs" / "checks.json");
@@ -51,6 +62,7 @@ int run_check(const CheckArgs& args) {
   print_input_errors(results);
 
   CheckOptions check_options;
+  if (args.probe) check_options.extra_checks.push_back(&platform_check);
   std::vector<CheckReport> reports;
   reports.reserve(results.size());
   for (const auto& r : results) {
@@ -98,6 +110,12 @@ Command add_check_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--bert-train-samples", args->bert_train_samples, "bert: take samples to converge from train_samples");
   cmd->add_option("--data-dir", args->data_dir, "Folder holding configs/ and data/rcps/");
+  CLI::Option* probe = cmd->add_flag("--probe", args->probe,
+                                     "Tag directories whose logs name no known platform with this node's GPUs "
+                                     "and warn when they name another (see `probe`)");
+  cmd->add_option("--sysfs-root", args->sysfs_root, "sysfs root for --probe (KFD topology and DRM PCI ids)")
+      ->needs(probe)
+      ->capture_default_str();
   cmd->add_option("PATH", args->paths, "Benchmark directories or folders above them")->required();
   return {cmd, [args] { return run_check(*args); }};
 }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "mlperf/device_probe.h"
+
 namespace mlperf::cli {
 
 namespace {
@@ -58,6 +60,16 @@ std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>&
     for (auto& d : found) dirs.push_back(std::move(d));
   }
   return dirs;
+}
+
+void apply_probe(const std::string& sysfs_root, const DataContext& data, ScoreOptions& options) {
+  ProbeOptions probe_options;
+  probe_options.sysfs_root = sysfs_root;
+  std::vector<std::string> warnings;
+  ProbeResult probed = probe_devices(probe_options, data.platforms());
+  options.probed_platform = probe_platform_tag(probed, warnings);
+  for (const auto& w : warnings) fmt::print(stderr, "mlperf-score: warning: {}\n", w);
+  if (options.probed_platform) fmt::print(stderr, "mlperf-score: probe: {}\n", probed.summary());
 }
 
 void print_input_errors(const std::vector<DirectoryResult>& results) {

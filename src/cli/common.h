@@ -40,6 +40,11 @@ std::optional<Ruleset> parse_ruleset_option(const std::string& text, bool& ok);
 /// and make `status` kExitInputError.
 std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>& paths, int& status);
 
+/// `--probe`: probes this node's GPUs (HIP runtime, else sysfs under `sysfs_root`) and puts
+/// the platform they map to in `options.probed_platform`. Probe problems are printed to
+/// stderr as warnings; they never stop scoring (issue #4).
+void apply_probe(const std::string& sysfs_root, const DataContext& data, ScoreOptions& options);
+
 /// Prints each directory's unreadable files and parse errors to stderr as FILE:LINE: msg.
 void print_input_errors(const std::vector<DirectoryResult>& results);
 

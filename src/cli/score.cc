@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "common.h"
-#include "mlperf/device_probe.h"
 #include "mlperf/report.h"
 
 namespace mlperf::cli {
@@ -46,15 +45,7 @@ int run_score(const ScoreArgs& args) {
     }
   }
 
-  if (args.probe) {  // this node's platform; probe problems are warnings, never fatal
-    ProbeOptions probe_options;
-    probe_options.sysfs_root = args.sysfs_root;
-    std::vector<std::string> probe_warnings;
-    ProbeResult probed = probe_devices(probe_options, data->platforms());
-    options.probed_platform = probe_platform_tag(probed, probe_warnings);
-    for (const auto& w : probe_warnings) fmt::print(stderr, "mlperf-score: warning: {}\n", w);
-    if (options.probed_platform) fmt::print(stderr, "mlperf-score: probe: {}\n", probed.summary());
-  }
+  if (args.probe) apply_probe(args.sysfs_root, *data, options);  // warnings only, never fatal
 
   int status = kExitPassed;
   std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(args.paths, status);
