@@ -439,9 +439,11 @@ CheckRuleSet CheckRules::for_ruleset(const Ruleset& ruleset) const {
   CheckRuleSet out = default_;
   for (const auto& o : overrides_) {
     if (ruleset < o.first || o.last < ruleset) continue;
-    for (const auto& [key, rule] : o.keys) {
+    for (const auto& entry : o.keys) {
+      const auto& key = entry.first;  // a plain name: clang 14 cannot capture structured bindings
+      const auto& rule = entry.second;
       auto it = std::find_if(out.required_keys.begin(), out.required_keys.end(),
-                             [&](const KeyRule& k) { return k.key == key; });
+                             [&key](const KeyRule& k) { return k.key == key; });
       if (!rule) {
         if (it != out.required_keys.end()) out.required_keys.erase(it);
       } else if (it != out.required_keys.end()) {
