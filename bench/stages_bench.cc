@@ -189,6 +189,18 @@ void BM_Mllog_ScanEventView(benchmark::State& state) {
 }
 BENCHMARK(BM_Mllog_ScanEventView);
 
+// MLLOG parser, the fast path with its memory of line shapes (MllogScanner, as read_run).
+void BM_Mllog_ScanWithShapes(benchmark::State& state) {
+  const Corpus& c = corpus();
+  EventView view;
+  for (auto _ : state) {
+    MllogScanner scanner;
+    for (std::string_view line : c.mllog) benchmark::DoNotOptimize(scanner.scan(line, view));
+  }
+  report(state, c.mllog_bytes, c.mllog.size());
+}
+BENCHMARK(BM_Mllog_ScanWithShapes);
+
 // Run builder fed parsed events (RunBuilder::add(Event)).
 void BM_RunBuilder_AddEvent(benchmark::State& state) {
   const Corpus& c = corpus();

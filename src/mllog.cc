@@ -148,10 +148,6 @@ LineKind parse_mllog_line(std::string_view line, Event& event, std::string& erro
   return to_event(doc, event, error) ? LineKind::kEvent : LineKind::kError;
 }
 
-}  // namespace mlperf
-
-namespace mlperf {
-
 namespace {
 
 // --- The fast path: a validating JSON scanner that builds nothing. ---
@@ -520,7 +516,16 @@ inline bool same_bytes(const char* a, const char* b, std::size_t n) {
     std::memcpy(&x1, a + n - 8, 8), std::memcpy(&y1, b + n - 8, 8);
     return x0 == y0 && x1 == y1;
   }
-  return std::memcmp(a, b, n) == 0;
+  if (n >= 4) {
+    std::uint32_t x0, y0, x1, y1;
+    std::memcpy(&x0, a, 4), std::memcpy(&y0, b, 4);
+    std::memcpy(&x1, a + n - 4, 4), std::memcpy(&y1, b + n - 4, 4);
+    return x0 == y0 && x1 == y1;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -574,6 +579,8 @@ struct MllogScanner::State {
   // After this many lines of no known shape, shapes are only kept up while they match at
   // least one line in five (a log of all different lines costs little more than the scan).
   static constexpr std::uint64_t kTrialMisses = 256;
+  // Lines read without shapes before a new trial.
+  static constexpr std::uint64_t kRetryAfter = 4096;
 
   std::vector<Shape> shapes;              // at most kMaxShapes, in no order
   std::vector<std::uint8_t> order;        // indices into shapes, the last matched first
@@ -582,6 +589,8 @@ struct MllogScanner::State {
   NumberSpans numbers;                    // the numbers of the line being scanned
   std::uint64_t hits = 0;
   std::uint64_t misses = 0;
+  std::uint64_t skipped = 0;
+  std::uint64_t total_matches = 0;  // never reset
 
   Shape::Mark mark(const char* payload, const char* at) const {
     Shape::Mark m;
@@ -605,6 +614,7 @@ struct MllogScanner::State {
   // Bookkeeping after shape `index` matched (or was made for) a line.
   void matched(std::uint8_t index) {
     ++hits;
+    ++total_matches;
     follow(index);
     auto at = std::find(order.begin(), order.end(), index);
     std::rotate(order.begin(), at, at + 1);  // to the front
@@ -667,7 +677,7 @@ MllogScanner::~MllogScanner() = default;
 MllogScanner::MllogScanner(MllogScanner&&) noexcept = default;
 MllogScanner& MllogScanner::operator=(MllogScanner&&) noexcept = default;
 
-std::uint64_t MllogScanner::shape_matches() const { return state_->hits; }
+std::uint64_t MllogScanner::shape_matches() const { return state_->total_matches; }
 
 ScanKind MllogScanner::scan(std::string_view line, EventView& view, std::size_t token_at) {
   State& st = *state_;
@@ -678,6 +688,9 @@ ScanKind MllogScanner::scan(std::string_view line, EventView& view, std::size_t 
   const char* begin = line.data() + token_at + kMllogToken.size();
   const char* end = line.data() + line.size();
   const bool use_shapes = st.misses < State::kTrialMisses || st.misses <= 4 * st.hits;
+  if (!use_shapes && ++st.skipped >= State::kRetryAfter) {
+    st.misses = st.hits = st.skipped = 0;  // the log may have changed: a new trial
+  }
   if (use_shapes) {
     // Logs repeat in cycles (tracked_stats, eval_start, eval_accuracy, eval_stop, ...): the
     // shape that followed the previous line's shape last time is tried first, then the

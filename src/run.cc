@@ -367,7 +367,11 @@ Run read_run(const std::filesystem::path& path, const std::string& benchmark_hin
   RunBuilder builder(path.string(), benchmark_hint, facts, options);
   LineReader reader(file_source(path));
   Line line;
-  MllogScanner scanner;
+  // One scanner per thread, kept from file to file: the shapes it learnt from one log
+  // usually fit the next (the runs of a benchmark log alike). Its results do not depend on
+  // what it has seen.
+  thread_local MllogScanner thread_scanner;
+  MllogScanner& scanner = thread_scanner;
   EventView view;
   Event event;
   std::string error;

@@ -66,25 +66,28 @@ enum class ScanKind {
   kUnsure,    ///< anything else: ask parse_mllog_line (it may be a valid event or an error)
 };
 
-/// The fast path of parse_mllog_line for scoring: one pass over the JSON after the token,
-/// validating it without building a document. Returns kEvent only for lines that
-/// parse_mllog_line turns into an event with the same time_ms, key, event_type, namespace,
-/// value and metadata; everything it is not sure about (a bad or unusual line: escapes in
-/// keys, \u escapes, non-ASCII bytes, a second token, a number that may overflow, nesting
-/// deeper than 64, a missing or mistyped time_ms or key) is kUnsure, never an error.
-/// `token_at` is the offset of the first ":::MLLOG " in `line` (npos: search for it).
-/// Never throws.
+/// The fast path of parse_mllog_line for scoring (scoring.md §1): one pass over the JSON
+/// after the token, validating it without building a document. Returns kEvent only for
+/// lines that parse_mllog_line turns into an event with the same time_ms (to the bit), key,
+/// event_type, namespace, value and metadata; everything it is not sure about is kUnsure,
+/// never an error: a malformed line, and valid but unusual ones (a \u escape anywhere, an
+/// escape in a member name or in key/event_type/namespace, a non-ASCII byte, a second token,
+/// a number with more than 200 integer digits or a 3-digit exponent, nesting deeper than 63
+/// levels, a missing or mistyped time_ms or key). `token_at` is the offset of the first
+/// ":::MLLOG " in `line` (npos: search for it). Never throws.
 ScanKind scan_mllog_line(std::string_view line, EventView& view,
                          std::size_t token_at = std::string_view::npos);
 
-/// scan_mllog_line with a memory, for the lines of one file: it remembers the shape of the
-/// lines it validated (their payload with the numbers taken out, up to 8 shapes) and checks
-/// each new line against them first. A line of a known shape is validated by comparing its
-/// bytes with the shape and reading its numbers by the JSON grammar, which accepts exactly
-/// the lines that differ from a validated one only in their numbers (see mllog.cc for why
-/// nlohmann/json then reads the same event). Results are those of scan_mllog_line, line for
-/// line; only faster on logs that repeat themselves (tracked_stats, eval lines). Not
-/// thread-safe: one per reading thread.
+/// scan_mllog_line with a memory: it remembers the shape of the lines it validated (their
+/// payload with the numbers taken out; the 16 most recently matched shapes) and checks each
+/// new line against them first, the shape that followed the previous line's shape last time
+/// first of all. A line of a known shape is validated by comparing its bytes with the shape
+/// and reading its numbers by the JSON grammar: that accepts exactly the lines that differ
+/// from a validated one only in their numbers (see mllog.cc for why nlohmann/json then reads
+/// the same event). Results are those of scan_mllog_line, line for line, whatever it has
+/// seen before (other files included); only faster on logs that repeat themselves
+/// (tracked_stats, eval and block lines). When few lines match, shapes are set aside for a
+/// while. Not thread-safe: one per reading thread.
 class MllogScanner {
  public:
   MllogScanner();

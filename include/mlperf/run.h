@@ -123,8 +123,8 @@ class RunBuilder {
   std::optional<std::string> run_stop_status_;
   bool any_point_ = false;
   // key_census entries by key, so an event finds its entry without building a std::string:
-  // an open-addressing table (power-of-two size, at most half full) of views
-  // into the map's keys, whose nodes never move.
+  // an open-addressing table (power-of-two size, at most half full) of views into the
+  // map's keys, whose nodes never move.
   struct CensusSlot {
     std::uint64_t head = 0, tail = 0;  // first and last 8 bytes of the key (overlapping)
     std::size_t size = 0;              // a key of at most 16 bytes is these three
@@ -136,7 +136,10 @@ class RunBuilder {
 };
 
 /// Reads `path` with the streaming line reader and MLLOG parser and builds its Run.
-/// Malformed lines become parse errors in the Run. Throws std::runtime_error naming the
+/// Malformed lines become parse errors in the Run. Only the lines holding the MLLOG token
+/// are looked at (LineReader::next_with); each goes through the fast path (a per-thread
+/// MllogScanner and RunBuilder::add(EventView)) and, when that is unsure, parse_mllog_line:
+/// the Run is the one parse_mllog_line and add(Event) give for every line. Throws std::runtime_error naming the
 /// file when it cannot be opened or read.
 Run read_run(const std::filesystem::path& path, const std::string& benchmark_hint,
              const Facts& facts, const RunOptions& options);
