@@ -38,7 +38,8 @@ struct Line {
 
 /// Splits a ByteSource into lines. Memory is bounded by the block size plus the longest
 /// line kept (at most `max_line_bytes`; longer lines are returned with `truncated` set and
-/// the rest of the line skipped). A last line without a newline is still returned.
+/// the rest of the line skipped). A last line without a newline is still returned. A
+/// block-sized buffer is kept per thread for the next reader (one reader per file).
 class LineReader {
  public:
   static constexpr std::size_t kDefaultBlockBytes = 1 << 20;
@@ -58,8 +59,8 @@ class LineReader {
   /// whose `text` holds `needle` (an over-long line only when its kept head holds it), with
   /// `needle_at` set, so `while (next_with(n, l))` equals filtering `next` by `find(n)`.
   /// The blocks are searched, not the lines: one pass finds the needle and counts the
-  /// newlines (SSE2 where available). Throws std::invalid_argument on a bad needle;
-  /// propagates the source's exceptions.
+  /// newlines (AVX2 or SSE2 where the CPU has them). Throws std::invalid_argument on a bad
+  /// needle; propagates the source's exceptions.
   bool next_with(std::string_view needle, Line& line);
 
  private:
