@@ -52,8 +52,9 @@ std::optional<BenchmarkDir> as_benchmark_dir(const fs::path& path, std::vector<D
       break;
     }
     std::string name = it->path().filename().string();
-    std::error_code type_ec;
-    if (is_result_name(name) && !it->is_directory(type_ec)) files.push_back(it->path());
+    // Everything named result_N.txt is a result file: one that is a directory or a FIFO is
+    // reported when it is read, not left out in silence.
+    if (is_result_name(name)) files.push_back(it->path());
   }
   if (files.empty()) return std::nullopt;
   std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
@@ -109,7 +110,8 @@ std::vector<BenchmarkDir> find_benchmark_dirs(const fs::path& root, std::vector<
   std::error_code ec;
   auto status = fs::status(root, ec);
   if (ec || !fs::exists(status)) {
-    errors.push_back({root.string(), "no such file or directory"});
+    bool missing = !ec || ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory;
+    errors.push_back({root.string(), missing ? "no such file or directory" : "cannot access: " + ec.message()});
     return out;
   }
   if (!fs::is_directory(status)) {

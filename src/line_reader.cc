@@ -45,7 +45,8 @@ struct FileHandle {
 ByteSource file_source(const std::filesystem::path& path) {
   auto handle = std::make_shared<FileHandle>();
   handle->path = path.string();
-  handle->fd = ::open(handle->path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO without a writer returns at once instead of blocking forever.
+  handle->fd = ::open(handle->path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (handle->fd < 0) {
     throw std::runtime_error(fmt::format("{}: cannot open: {}", handle->path, std::strerror(errno)));
   }
@@ -53,6 +54,8 @@ ByteSource file_source(const std::filesystem::path& path) {
   if (::fstat(handle->fd, &info) == 0 && S_ISDIR(info.st_mode)) {
     throw std::runtime_error(fmt::format("{}: cannot open: {}", handle->path, std::strerror(EISDIR)));
   }
+  // Reads block as usual (standard input may be a pipe).
+  ::fcntl(handle->fd, F_SETFL, ::fcntl(handle->fd, F_GETFL) & ~O_NONBLOCK);
 #ifdef POSIX_FADV_SEQUENTIAL
   ::posix_fadvise(handle->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif

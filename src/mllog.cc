@@ -117,12 +117,41 @@ bool to_event(nlohmann::json& doc, Event& event, std::string& error) {
   return true;
 }
 
+// Offset in `json` of the bracket that opens nesting level kMaxMllogNesting + 1, or npos.
+// Brackets inside strings do not count. One pass, no recursion, before anything is parsed.
+std::size_t too_deep_at(std::string_view json) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxMllogNesting) return i;
+    } else if (c == '}' || c == ']') {
+      --depth;  // unbalanced JSON is the parser's to report
+    }
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 LineKind parse_mllog_line(std::string_view line, Event& event, std::string& error) {
   std::size_t at = line.rfind(kMllogToken);
   if (at == std::string_view::npos) return LineKind::kNotMllog;
   std::string_view payload = line.substr(at + kMllogToken.size());
+  if (std::size_t deep = too_deep_at(payload); deep != std::string_view::npos) {
+    error = fmt::format("MLLOG JSON nested deeper than {} levels at column {}", kMaxMllogNesting,
+                        at + kMllogToken.size() + deep + 1);
+    return LineKind::kError;
+  }
   std::string recoded;
   if (has_high_bytes(payload) && !is_valid_utf8(payload)) {
     recoded = latin1_to_utf8(payload);  // the reference reads files as Latin-1

@@ -1,10 +1,14 @@
 #include "mlperf/run.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -78,13 +82,13 @@ std::optional<double> value_number(const Event& e) {
 }
 std::optional<double> value_number(const EventView& e) { return json_number(e.value); }
 
-std::optional<long long> value_long_long(const Event& e) {
-  if (!e.value.is_number()) return std::nullopt;
-  return e.value.get<long long>();
-}
-std::optional<long long> value_long_long(const EventView& e) {
-  if (!json_number(e.value)) return std::nullopt;
-  return nlohmann::json::parse(e.value.begin(), e.value.end()).get<long long>();  // its rounding
+// The value when it is an integral number a double holds exactly (|v| ≤ 2^53): a count such
+// as the global batch size. A fraction, 1e300 or anything but a number is none.
+template <class E>
+std::optional<long long> value_integer(const E& e) {
+  std::optional<double> v = value_number(e);
+  if (!v || *v != std::floor(*v) || std::fabs(*v) > 9007199254740992.0) return std::nullopt;
+  return static_cast<long long>(*v);
 }
 
 // value.<name> when value is an object and the member a number (an EventView's is read in
@@ -221,7 +225,7 @@ void RunBuilder::add_event(const E& e) {
       throughput_pending_ = false;
     }
   } else if (k == "global_batch_size") {
-    if (auto size = value_long_long(e)) run_.global_batch_size = *size;
+    if (auto size = value_integer(e)) run_.global_batch_size = *size;
   } else if (k == "train_samples") {
     if (auto samples = value_number(e)) last_train_samples_ = *samples;
   } else if (k == "submission_benchmark") {
@@ -364,6 +368,12 @@ Run RunBuilder::finish() {
 
 Run read_run(const std::filesystem::path& path, const std::string& benchmark_hint, const Facts& facts,
              const RunOptions& options) {
+  // A FIFO, socket or device named result_N.txt is no log (and opening a FIFO blocks).
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    throw std::runtime_error(fmt::format("{}: cannot open: {}", path.string(),
+                                         S_ISDIR(info.st_mode) ? std::strerror(EISDIR) : "not a regular file"));
+  }
   RunBuilder builder(path.string(), benchmark_hint, facts, options);
   LineReader reader(file_source(path));
   Line line;

@@ -241,17 +241,20 @@ DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data
     sub.ruleset = out.ruleset;
     sub.olympic_drop = facts->olympic_drop;
     sub.required_runs = facts->required_runs;
+    // The runs must agree on the batch size (§4.1). A run that logs no global_batch_size (the
+    // empty log of a job that died at once) takes no part; one whose value is no integer
+    // (a string, a fraction) leaves the batch size undetermined.
     std::set<long long> sizes;
-    bool all_have_size = !out.runs.empty();
+    bool unreadable_size = false;
     for (const auto& r : out.runs) {
       sub.samples_to_converge.push_back(r.converged ? r.samples_to_converge : kNotConverged);
       if (r.global_batch_size) {
         sizes.insert(*r.global_batch_size);
-      } else {
-        all_have_size = false;
+      } else if (r.key_census.count("global_batch_size") > 0) {
+        unreadable_size = true;
       }
     }
-    if (all_have_size && sizes.size() == 1 && benchmarks.size() <= 1) sub.batch_size = *sizes.begin();
+    if (!unreadable_size && sizes.size() == 1 && benchmarks.size() <= 1) sub.batch_size = *sizes.begin();
     if (sizes.size() > 1) {
       out.warnings.push_back(fmt::format("runs use different global batch sizes: {}", fmt::join(sizes, ", ")));
     }

@@ -14,6 +14,11 @@ namespace mlperf {
 /// The token that marks an MLLOG line (note the trailing space).
 inline constexpr std::string_view kMllogToken = ":::MLLOG ";
 
+/// The deepest JSON nesting parse_mllog_line accepts; the MLLOG object itself is level 1.
+/// Real events nest 3 levels; Python's json (the reference) gives up near its recursion limit
+/// of 1000; deeper values would overflow the stack in recursive code (dump, copies).
+inline constexpr int kMaxMllogNesting = 1000;
+
 /// One MLLOG event.
 struct Event {
   double time_ms = 0;       ///< milliseconds since the epoch (may be fractional)
@@ -41,8 +46,9 @@ enum class LineKind {
 
 /// Parses one line (without its terminator) per scoring.md §1: the JSON starts after the
 /// last ":::MLLOG " token; anything before is noise. Bytes that are not valid UTF-8 are
-/// read as Latin-1, like the reference. On kEvent fills `event` (except `event.line`); on
-/// kError sets `error` to a one-line reason. Never throws.
+/// read as Latin-1, like the reference. JSON nested deeper than kMaxMllogNesting levels is an
+/// error, found before parsing. On kEvent fills `event` (except `event.line`); on kError sets
+/// `error` to a one-line reason. Never throws.
 LineKind parse_mllog_line(std::string_view line, Event& event, std::string& error);
 
 /// One MLLOG event as found by scan_mllog_line: the fields scoring reads, with `value` and

@@ -39,7 +39,7 @@ struct Run {
   std::string division;      ///< submission_division ("" when not logged)
   std::string org;           ///< submission_org
   std::string platform;      ///< submission_platform, as logged
-  std::optional<long long> global_batch_size;  ///< last global_batch_size value (samples)
+  std::optional<long long> global_batch_size;  ///< last integral global_batch_size value (samples)
 
   std::optional<EventMark> run_start;   ///< first run_start
   std::optional<EventMark> run_stop;    ///< first run_stop
@@ -140,7 +140,7 @@ class RunBuilder {
 /// are looked at (LineReader::next_with); each goes through the fast path (a per-thread
 /// MllogScanner and RunBuilder::add(EventView)) and, when that is unsure, parse_mllog_line:
 /// the Run is the one parse_mllog_line and add(Event) give for every line. Throws std::runtime_error naming the
-/// file when it cannot be opened or read.
+/// file when it cannot be opened or read, or is not a regular file (a directory, a FIFO).
 Run read_run(const std::filesystem::path& path, const std::string& benchmark_hint,
              const Facts& facts, const RunOptions& options);
 
