@@ -1,5 +1,7 @@
 // libFuzzer target: a whole result log → line reader → MLLOG parser → run builder
-// (scoring.md §1, §2, §4.1), read in small blocks so lines straddle reads. Any input must
+// (scoring.md §1, §2, §4.1), read in small blocks so lines straddle reads. Bit 2 of the
+// first byte picks the path: read_run's (fast scan, full parser as fallback) or every line
+// through parse_mllog_line. Any input must
 // give a Run whose figures are consistent — never a crash, a leak or undefined behaviour.
 
 #include <cmath>
@@ -31,29 +33,39 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string hint = kBenchmarks[selector % 7];
   std::string text(reinterpret_cast<const char*>(data), size);
 
-  mlperf::RunBuilder builder("fuzz.txt", hint, facts(), options);
-  mlperf::LineReader reader(mlperf::string_source(std::move(text), 7), 16, 4096);
-  mlperf::Line line;
-  mlperf::Event event;
-  std::string error;
-  while (reader.next(line)) {
-    if (line.truncated) {
-      builder.add_error({"fuzz.txt", line.number, "line too long"});
-      continue;
+  // Bit 6: tiny reads and blocks (every line straddles reads, the buffer grows) or whole ones.
+  const bool tiny_reads = (selector & 64) != 0;
+  mlperf::LineReader reader(mlperf::string_source(std::move(text), tiny_reads ? 7 : SIZE_MAX),
+                            tiny_reads ? 16 : 65536, 4096);
+  mlperf::Run run;
+  if ((selector & 4) == 0) {
+    // What `score` runs: the fast scan with the full parser as fallback.
+    run = mlperf::read_run(reader, "fuzz.txt", hint, facts(), options);
+  } else {
+    // Every line through the full parser (what `parse` and the fallback use).
+    mlperf::RunBuilder builder("fuzz.txt", hint, facts(), options);
+    mlperf::Line line;
+    mlperf::Event event;
+    std::string error;
+    while (reader.next(line)) {
+      if (line.truncated) {
+        builder.add_error({"fuzz.txt", line.number, "line too long"});
+        continue;
+      }
+      switch (mlperf::parse_mllog_line(line.text, event, error)) {
+        case mlperf::LineKind::kNotMllog:
+          break;
+        case mlperf::LineKind::kEvent:
+          event.line = line.number;
+          builder.add(event);
+          break;
+        case mlperf::LineKind::kError:
+          builder.add_error({"fuzz.txt", line.number, error});
+          break;
+      }
     }
-    switch (mlperf::parse_mllog_line(line.text, event, error)) {
-      case mlperf::LineKind::kNotMllog:
-        break;
-      case mlperf::LineKind::kEvent:
-        event.line = line.number;
-        builder.add(event);
-        break;
-      case mlperf::LineKind::kError:
-        builder.add_error({"fuzz.txt", line.number, error});
-        break;
-    }
+    run = builder.finish();
   }
-  mlperf::Run run = builder.finish();
   // Invariants: a counted run has minutes; a converged run has finite samples.
   if (run.counted() && !run.minutes) std::abort();
   if (run.converged && std::isinf(run.samples_to_converge)) std::abort();

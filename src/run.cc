@@ -374,8 +374,13 @@ Run read_run(const std::filesystem::path& path, const std::string& benchmark_hin
     throw std::runtime_error(fmt::format("{}: cannot open: {}", path.string(),
                                          S_ISDIR(info.st_mode) ? std::strerror(EISDIR) : "not a regular file"));
   }
-  RunBuilder builder(path.string(), benchmark_hint, facts, options);
   LineReader reader(file_source(path));
+  return read_run(reader, path.string(), benchmark_hint, facts, options);
+}
+
+Run read_run(LineReader& reader, const std::string& name, const std::string& benchmark_hint,
+             const Facts& facts, const RunOptions& options) {
+  RunBuilder builder(name, benchmark_hint, facts, options);
   Line line;
   // One scanner per thread, kept from file to file: the shapes it learnt from one log
   // usually fit the next (the runs of a benchmark log alike). Its results do not depend on
@@ -388,7 +393,7 @@ Run read_run(const std::filesystem::path& path, const std::string& benchmark_hin
   // Only lines holding the MLLOG token come out of the reader (§1: the rest is ignored).
   while (reader.next_with(kMllogToken, line)) {
     if (line.truncated) {
-      builder.add_error({path.string(), line.number,
+      builder.add_error({name, line.number,
                          fmt::format("MLLOG line longer than {} bytes", LineReader::kDefaultMaxLineBytes)});
       continue;
     }
@@ -406,7 +411,7 @@ Run read_run(const std::filesystem::path& path, const std::string& benchmark_hin
         builder.add(event);
         break;
       case LineKind::kError:
-        builder.add_error({path.string(), line.number, error});
+        builder.add_error({name, line.number, error});
         break;
     }
   }

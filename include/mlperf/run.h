@@ -16,6 +16,8 @@
 
 namespace mlperf {
 
+class LineReader;
+
 /// Options that change how a run is read.
 struct RunOptions {
   Ruleset ruleset;                  ///< ruleset the run is judged under
@@ -142,6 +144,11 @@ class RunBuilder {
 /// the Run is the one parse_mllog_line and add(Event) give for every line. Throws std::runtime_error naming the
 /// file when it cannot be opened or read, or is not a regular file (a directory, a FIFO).
 Run read_run(const std::filesystem::path& path, const std::string& benchmark_hint,
+             const Facts& facts, const RunOptions& options);
+
+/// read_run on lines from any source (a string, a pipe): `name` is the file name its errors
+/// carry. The same path, fast scan and fallback, as for a file; the fuzzer feeds it.
+Run read_run(LineReader& reader, const std::string& name, const std::string& benchmark_hint,
              const Facts& facts, const RunOptions& options);
 
 /// Python's round(x, 3): the double nearest to x rounded half-to-even at 3 decimals.
