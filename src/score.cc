@@ -82,14 +82,10 @@ struct ReadAhead {
   std::vector<std::string> errors;         // per result file: why it is unreadable
 };
 
-// Set by score_directories around one score_directory call on this thread.
-thread_local ReadAhead* t_read_ahead = nullptr;
-
 // The Runs of `dir`'s result files, in order, and the errors of the unreadable ones: taken
-// from the read-ahead when it was read with the same options, else read now.
+// from `ahead` (may be null) when it was read with the same options, else read now.
 void read_result_files(const BenchmarkDir& dir, const Facts& facts, const RunOptions& run_options,
-                       std::vector<Run>& runs, std::vector<std::string>& errors) {
-  ReadAhead* ahead = t_read_ahead;
+                       ReadAhead* ahead, std::vector<Run>& runs, std::vector<std::string>& errors) {
   if (ahead != nullptr && ahead->runs.size() == dir.result_files.size() &&
       ahead->options.ruleset == run_options.ruleset &&
       ahead->options.bert_train_samples == run_options.bert_train_samples) {
@@ -126,9 +122,9 @@ void run_on_pool(std::size_t count, unsigned threads, const Job& job) {
   for (auto& t : pool) t.join();
 }
 
-}  // namespace
-
-DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options) {
+// score_directory with the runs score_directories read ahead (null: read them here).
+DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options,
+                                     ReadAhead* ahead) {
   DirectoryResult out;
   out.dir = dir;
   if (options.ruleset) {
@@ -143,7 +139,7 @@ DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data
   }
   RunOptions run_options{out.ruleset, options.bert_train_samples};
 
-  read_result_files(dir, data.facts(), run_options, out.runs, out.errors);
+  read_result_files(dir, data.facts(), run_options, ahead, out.runs, out.errors);
 
   // Benchmark and division: what the logs say (the folder name when they are silent).
   out.benchmark = most_common(out.runs, &Run::benchmark);
@@ -309,6 +305,12 @@ DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data
   return out;
 }
 
+}  // namespace
+
+DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options) {
+  return score_directory_with(dir, data, options, nullptr);
+}
+
 std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
                                                const ScoreOptions& options) {
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
@@ -349,9 +351,7 @@ std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& 
   // 2. Score each directory from its runs; results in the order given.
   std::vector<DirectoryResult> results(dirs.size());
   run_on_pool(dirs.size(), threads, [&](std::size_t d) {
-    t_read_ahead = &ahead[d];
-    results[d] = score_directory(dirs[d], data, options);
-    t_read_ahead = nullptr;
+    results[d] = score_directory_with(dirs[d], data, options, &ahead[d]);
     ahead[d] = ReadAhead{};
   });
   return results;

@@ -15,15 +15,8 @@ namespace mlperf::cli {
 
 namespace {
 
-struct CheckArgs {
-  std::string ruleset;
-  std::string format = "table";
+struct CheckArgs : ScoringArgs {
   std::string junit;
-  std::string rcp_pass = "pruned";
-  bool bert_train_samples = false;
-  std::string data_dir;
-  bool probe = false;
-  std::string sysfs_root = "/sys";
   std::vector<std::string> paths;
 };
 
@@ -38,12 +31,9 @@ CheckResult platform_check(const DirectoryResult& r) {
 }
 
 int run_check(const CheckArgs& args) {
-  bool ruleset_ok = true;
-  ScoreOptions options;
-  options.ruleset = parse_ruleset_option(args.ruleset, ruleset_ok);
-  if (!ruleset_ok) return kExitInputError;
-  options.rcp_pass = args.rcp_pass == "full" ? RcpPass::kFull : RcpPass::kPruned;
-  options.bert_train_samples = args.bert_train_samples;
+  std::optional<ScoreOptions> parsed = score_options(args);
+  if (!parsed) return kExitInputError;
+  ScoreOptions options = *parsed;
 
   auto data = load_data(args.data_dir);
   if (!data) return kExitInputError;
@@ -98,24 +88,13 @@ Command add_check_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "check", "Check benchmark directories against the submission rules (required keys, event order, "
                "quality target, consistency, run count, olympic score, RCP)");
-  cmd->add_option("--ruleset", args->ruleset,
-                  "Ruleset X.Y.Z (default: a training_results_vX.Y path component, else the newest shipped)");
-  cmd->add_option("--format", args->format, "Output format: table, json, or github (workflow annotations)")
-      ->check(CLI::IsMember({"table", "json", "github"}))
-      ->capture_default_str();
+  add_scoring_options(cmd, *args, {"table", "json", "github"},
+                      "Output format: table, json, or github (workflow annotations)");
   cmd->add_option("--junit", args->junit,
                   "Also write JUnit XML to FILE (one testsuite per directory, one testcase per check), atomically");
-  cmd->add_option("--rcp-pass", args->rcp_pass, "RCP set: pruned (default, as the reference) or full")
-      ->check(CLI::IsMember({"pruned", "full"}))
-      ->capture_default_str();
-  cmd->add_flag("--bert-train-samples", args->bert_train_samples, "bert: take samples to converge from train_samples");
-  cmd->add_option("--data-dir", args->data_dir, "Folder holding configs/ and data/rcps/");
-  CLI::Option* probe = cmd->add_flag("--probe", args->probe,
-                                     "Tag directories whose logs name no known platform with this node's GPUs "
-                                     "and warn when they name another (see `probe`)");
-  cmd->add_option("--sysfs-root", args->sysfs_root, "sysfs root for --probe (KFD topology and DRM PCI ids)")
-      ->needs(probe)
-      ->capture_default_str();
+  add_probe_options(cmd, *args,
+                    "Tag directories whose logs name no known platform with this node's GPUs "
+                    "and warn when they name another (see `probe`)");
   cmd->add_option("PATH", args->paths, "Benchmark directories or folders above them")->required();
   return {cmd, [args] { return run_check(*args); }};
 }

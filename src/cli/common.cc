@@ -26,6 +26,43 @@ std::vector<std::pair<std::string, CommandFactory>> registered_commands() {
   return commands;
 }
 
+void add_scoring_options(CLI::App* cmd, ScoringArgs& args, const std::vector<std::string>& formats,
+                         const std::string& format_help) {
+  cmd->add_option("--ruleset", args.ruleset,
+                  "Ruleset X.Y.Z (default: a training_results_vX.Y path component, else the newest shipped)");
+  cmd->add_option("--format", args.format, format_help)->check(CLI::IsMember(formats))->capture_default_str();
+  cmd->add_option("--rcp-pass", args.rcp_pass, "RCP set: pruned (default, as the reference) or full")
+      ->check(CLI::IsMember({"pruned", "full"}))
+      ->capture_default_str();
+  cmd->add_flag("--bert-train-samples", args.bert_train_samples, "bert: take samples to converge from train_samples");
+  cmd->add_option("--data-dir", args.data_dir, "Folder holding configs/ and data/rcps/");
+}
+
+void add_probe_options(CLI::App* cmd, ScoringArgs& args, const std::string& help) {
+  CLI::Option* probe = cmd->add_flag("--probe", args.probe, help);
+  cmd->add_option("--sysfs-root", args.sysfs_root, "sysfs root for --probe (KFD topology and DRM PCI ids)")
+      ->needs(probe)
+      ->capture_default_str();
+}
+
+std::optional<ScoreOptions> score_options(const ScoringArgs& args) {
+  bool ruleset_ok = true;
+  ScoreOptions options;
+  options.ruleset = parse_ruleset_option(args.ruleset, ruleset_ok);
+  if (!ruleset_ok) return std::nullopt;
+  options.rcp_pass = args.rcp_pass == "full" ? RcpPass::kFull : RcpPass::kPruned;
+  options.bert_train_samples = args.bert_train_samples;
+  return options;
+}
+
+int exit_status(const std::vector<DirectoryResult>& results, int status) {
+  for (const auto& r : results) {
+    if (!r.errors.empty()) status = kExitInputError;
+    if (!r.passed && status == kExitPassed) status = kExitRuleFailed;
+  }
+  return status;
+}
+
 std::unique_ptr<DataContext> load_data(const std::string& data_dir) {
   try {
     return std::make_unique<DataContext>(find_data_root(data_dir.empty() ? std::nullopt : std::optional<std::filesystem::path>(data_dir)));

@@ -27,6 +27,32 @@ struct Command {
   std::function<int()> run;
 };
 
+/// The options every scoring command (score, check, compare, summarize) takes.
+struct ScoringArgs {
+  std::string ruleset;              ///< --ruleset X.Y.Z; empty: from the path, else the newest
+  std::string rcp_pass = "pruned";  ///< --rcp-pass pruned|full (scoring.md §5)
+  bool bert_train_samples = false;  ///< --bert-train-samples
+  std::string data_dir;             ///< --data-dir: folder holding configs/ and data/rcps/
+  std::string format = "table";     ///< --format, one of the command's choices
+  bool probe = false;               ///< --probe (only where add_probe_options was called)
+  std::string sysfs_root = "/sys";  ///< --sysfs-root for --probe
+};
+
+/// Declares --ruleset, --format (one of `formats`, described by `format_help`), --rcp-pass,
+/// --bert-train-samples and --data-dir on `cmd`, bound to `args`.
+void add_scoring_options(CLI::App* cmd, ScoringArgs& args, const std::vector<std::string>& formats,
+                         const std::string& format_help = "Output format");
+
+/// Declares --probe (described by `help`) and --sysfs-root on `cmd`, bound to `args`.
+void add_probe_options(CLI::App* cmd, ScoringArgs& args, const std::string& help);
+
+/// The ScoreOptions `args` ask for; nullopt (the error printed) when --ruleset is malformed.
+std::optional<ScoreOptions> score_options(const ScoringArgs& args);
+
+/// Folds scored directories into `status`: kExitInputError when any had unreadable files or
+/// parse errors, else kExitRuleFailed when any failed, else `status` unchanged.
+int exit_status(const std::vector<DirectoryResult>& results, int status);
+
 /// Loads the shipped data from `data_dir` (or the default places, see find_data_root).
 /// Prints the error to stderr and returns nullptr when it cannot.
 std::unique_ptr<DataContext> load_data(const std::string& data_dir);

@@ -14,13 +14,8 @@ namespace mlperf::cli {
 
 namespace {
 
-struct CompareArgs {
+struct CompareArgs : ScoringArgs {
   std::string baseline;
-  std::string ruleset;
-  std::string format = "table";
-  std::string rcp_pass = "pruned";
-  bool bert_train_samples = false;
-  std::string data_dir;
   std::vector<std::string> paths;
 };
 
@@ -32,12 +27,9 @@ std::string identity(const std::filesystem::path& p) {
 }
 
 int run_compare(const CompareArgs& args) {
-  bool ruleset_ok = true;
-  ScoreOptions options;
-  options.ruleset = parse_ruleset_option(args.ruleset, ruleset_ok);
-  if (!ruleset_ok) return kExitInputError;
-  options.rcp_pass = args.rcp_pass == "full" ? RcpPass::kFull : RcpPass::kPruned;
-  options.bert_train_samples = args.bert_train_samples;
+  std::optional<ScoreOptions> parsed = score_options(args);
+  if (!parsed) return kExitInputError;
+  const ScoreOptions& options = *parsed;
   ReportFormat format = *parse_report_format(args.format);
 
   auto data = load_data(args.data_dir);
@@ -57,10 +49,7 @@ int run_compare(const CompareArgs& args) {
 
   std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
   print_input_errors(results);
-  for (const auto& r : results) {
-    if (!r.errors.empty()) status = kExitInputError;
-    if (!r.passed && status == kExitPassed) status = kExitRuleFailed;
-  }
+  status = exit_status(results, status);
   write_comparison(std::cout, compare_results(results, baseline_count), format);
   std::cout.flush();
   return status;
@@ -72,16 +61,7 @@ Command add_compare_command(CLI::App& app) {
       "compare", "Compare benchmark directories: score, speedup vs a baseline, run-time spread, grouped by benchmark");
   cmd->add_option("--baseline", args->baseline,
                   "Baseline directory (or a folder above several); default: the first PATH");
-  cmd->add_option("--ruleset", args->ruleset,
-                  "Ruleset X.Y.Z (default: a training_results_vX.Y path component, else the newest shipped)");
-  cmd->add_option("--format", args->format, "Output format")
-      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
-      ->capture_default_str();
-  cmd->add_option("--rcp-pass", args->rcp_pass, "RCP set: pruned (default, as the reference) or full")
-      ->check(CLI::IsMember({"pruned", "full"}))
-      ->capture_default_str();
-  cmd->add_flag("--bert-train-samples", args->bert_train_samples, "bert: take samples to converge from train_samples");
-  cmd->add_option("--data-dir", args->data_dir, "Folder holding configs/ and data/rcps/");
+  add_scoring_options(cmd, *args, {"table", "json", "csv", "markdown"});
   cmd->add_option("PATH", args->paths, "Benchmark directories or folders above them")->required();
   return {cmd, [args] { return run_compare(*args); }};
 }

@@ -12,25 +12,15 @@ namespace mlperf::cli {
 
 namespace {
 
-struct ScoreArgs {
-  std::string ruleset;
-  std::string format = "table";
-  std::string rcp_pass = "pruned";
-  bool bert_train_samples = false;
+struct ScoreArgs : ScoringArgs {
   double tolerance = 5.0;
-  std::string data_dir;
-  bool probe = false;
-  std::string sysfs_root = "/sys";
   std::vector<std::string> paths;
 };
 
 int run_score(const ScoreArgs& args) {
-  bool ruleset_ok = true;
-  ScoreOptions options;
-  options.ruleset = parse_ruleset_option(args.ruleset, ruleset_ok);
-  if (!ruleset_ok) return kExitInputError;
-  options.rcp_pass = args.rcp_pass == "full" ? RcpPass::kFull : RcpPass::kPruned;
-  options.bert_train_samples = args.bert_train_samples;
+  std::optional<ScoreOptions> parsed = score_options(args);
+  if (!parsed) return kExitInputError;
+  ScoreOptions options = *parsed;
   options.tolerance_percent = args.tolerance;
   ReportFormat format = *parse_report_format(args.format);
 
@@ -51,10 +41,7 @@ int run_score(const ScoreArgs& args) {
   std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(args.paths, status);
   std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
   print_input_errors(results);
-  for (const auto& r : results) {
-    if (!r.errors.empty()) status = kExitInputError;
-    if (!r.passed && status == kExitPassed) status = kExitRuleFailed;
-  }
+  status = exit_status(results, status);
   write_report(std::cout, results, format, options.rcp_pass);
   std::cout.flush();
   return status;
@@ -63,25 +50,13 @@ int run_score(const ScoreArgs& args) {
 Command add_score_command(CLI::App& app) {
   auto args = std::make_shared<ScoreArgs>();
   CLI::App* cmd = app.add_subcommand("score", "Score benchmark directories (holding result_*.txt) or any folder above them");
-  cmd->add_option("--ruleset", args->ruleset,
-                  "Ruleset X.Y.Z (default: a training_results_vX.Y path component, else the newest shipped)");
-  cmd->add_option("--format", args->format, "Output format")
-      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
-      ->capture_default_str();
-  cmd->add_option("--rcp-pass", args->rcp_pass, "RCP set: pruned (default, as the reference) or full")
-      ->check(CLI::IsMember({"pruned", "full"}))
-      ->capture_default_str();
-  cmd->add_flag("--bert-train-samples", args->bert_train_samples, "bert: take samples to converge from train_samples");
+  add_scoring_options(cmd, *args, {"table", "json", "csv", "markdown"});
   cmd->add_option("--tolerance", args->tolerance, "Tolerance for the expected-result comparison, percent")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--data-dir", args->data_dir, "Folder holding configs/ and data/rcps/");
-  CLI::Option* probe = cmd->add_flag("--probe", args->probe,
-                                     "Tag directories whose logs name no known platform with this node's GPUs "
-                                     "(see `probe`); warn when they name another");
-  cmd->add_option("--sysfs-root", args->sysfs_root, "sysfs root for --probe (KFD topology and DRM PCI ids)")
-      ->needs(probe)
-      ->capture_default_str();
+  add_probe_options(cmd, *args,
+                    "Tag directories whose logs name no known platform with this node's GPUs "
+                    "(see `probe`); warn when they name another");
   cmd->add_option("PATH", args->paths, "Benchmark directories or folders above them")->required();
   return {cmd, [args] { return run_score(*args); }};
 }
