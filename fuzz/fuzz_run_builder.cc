@@ -43,28 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     run = mlperf::read_run(reader, "fuzz.txt", hint, facts(), options);
   } else {
     // Every line through the full parser (what `parse` and the fallback use).
-    mlperf::RunBuilder builder("fuzz.txt", hint, facts(), options);
-    mlperf::Line line;
-    mlperf::Event event;
-    std::string error;
-    while (reader.next(line)) {
-      if (line.truncated) {
-        builder.add_error({"fuzz.txt", line.number, "line too long"});
-        continue;
-      }
-      switch (mlperf::parse_mllog_line(line.text, event, error)) {
-        case mlperf::LineKind::kNotMllog:
-          break;
-        case mlperf::LineKind::kEvent:
-          event.line = line.number;
-          builder.add(event);
-          break;
-        case mlperf::LineKind::kError:
-          builder.add_error({"fuzz.txt", line.number, error});
-          break;
-      }
-    }
-    run = builder.finish();
+    run = mlperf::read_run_full_parser(reader, "fuzz.txt", hint, facts(), options);
   }
   // Invariants: a counted run has minutes; a converged run has finite samples.
   if (run.counted() && !run.minutes) std::abort();

@@ -1,4 +1,5 @@
 #include "mlperf/compare.h"
+#include "mlperf/table_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,23 +12,6 @@
 namespace mlperf {
 
 namespace {
-
-nlohmann::json opt(const std::optional<double>& v) {
-  return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json();
-}
-
-nlohmann::json opt_str(const std::string& s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); }
-
-// Markdown table cell: pipes would break the row.
-std::string md(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
-  }
-  return out;
-}
 
 // The global batch size all runs that logged one agree on.
 std::optional<long long> common_batch_size(const std::vector<Run>& runs) {
@@ -74,19 +58,6 @@ std::vector<std::string> cells(const ComparisonRow& r, bool full) {
           num(r.normalization_factor, "{:.6f}"),
           r.rcp_passed ? "true" : "false",
           r.passed ? "true" : "false"};
-}
-
-// Characters of UTF-8 text (continuation bytes do not count): column widths.
-std::size_t display_width(const std::string& s) {
-  std::size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80 ? 1 : 0;
-  return n;
-}
-
-// `s` padded with spaces to `width` characters, on the left when `right` (figures).
-std::string pad(const std::string& s, std::size_t width, bool right) {
-  std::string fill(width > display_width(s) ? width - display_width(s) : 0, ' ');
-  return right ? fill + s : s + fill;
 }
 
 std::string fixed(const std::optional<double>& v, const char* spec) {
@@ -223,26 +194,26 @@ Comparison compare_results(const std::vector<DirectoryResult>& results, std::siz
 nlohmann::json to_json(const ComparisonRow& r) {
   return {
       {"directory", r.directory},
-      {"submitter", opt_str(r.submitter)},
-      {"system", opt_str(r.system)},
+      {"submitter", json_string_or_null(r.submitter)},
+      {"system", json_string_or_null(r.system)},
       {"benchmark", r.benchmark},
-      {"platform", opt_str(r.platform)},
+      {"platform", json_string_or_null(r.platform)},
       {"division", r.division},
       {"ruleset", r.ruleset},
-      {"score_minutes", opt(r.score_minutes)},
+      {"score_minutes", json_number_or_null(r.score_minutes)},
       {"passed", r.passed},
       {"is_baseline", r.is_baseline},
-      {"baseline_directory", opt_str(r.baseline_directory)},
-      {"baseline_score_minutes", opt(r.baseline_score_minutes)},
-      {"speedup", opt(r.speedup)},
+      {"baseline_directory", json_string_or_null(r.baseline_directory)},
+      {"baseline_score_minutes", json_number_or_null(r.baseline_score_minutes)},
+      {"speedup", json_number_or_null(r.speedup)},
       {"counted_runs", r.minutes.counted_runs},
-      {"min_minutes", opt(r.minutes.min_minutes)},
-      {"median_minutes", opt(r.minutes.median_minutes)},
-      {"max_minutes", opt(r.minutes.max_minutes)},
-      {"mean_minutes", opt(r.minutes.mean_minutes)},
-      {"cv_minutes", opt(r.minutes.cv)},
+      {"min_minutes", json_number_or_null(r.minutes.min_minutes)},
+      {"median_minutes", json_number_or_null(r.minutes.median_minutes)},
+      {"max_minutes", json_number_or_null(r.minutes.max_minutes)},
+      {"mean_minutes", json_number_or_null(r.minutes.mean_minutes)},
+      {"cv_minutes", json_number_or_null(r.minutes.cv)},
       {"converged_runs", r.converged_runs},
-      {"mean_samples_to_converge", opt(r.mean_samples_to_converge)},
+      {"mean_samples_to_converge", json_number_or_null(r.mean_samples_to_converge)},
       {"global_batch_size", r.global_batch_size ? nlohmann::json(*r.global_batch_size) : nlohmann::json()},
       {"normalization_factor", r.normalization_factor},
       {"rcp_passed", r.rcp_passed},
@@ -278,7 +249,7 @@ void write_comparison(std::ostream& out, const Comparison& c, ReportFormat forma
       out << '\n';
       for (const auto& r : c.rows) {
         out << '|';
-        for (const auto& cell : cells(r, false)) out << ' ' << md(cell) << " |";
+        for (const auto& cell : cells(r, false)) out << ' ' << markdown_cell(cell) << " |";
         out << '\n';
       }
       break;

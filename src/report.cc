@@ -1,4 +1,5 @@
 #include "mlperf/report.h"
+#include "mlperf/table_text.h"
 
 #include <cmath>
 #include <ostream>
@@ -11,12 +12,6 @@ namespace mlperf {
 namespace {
 
 const char* pass_name(RcpPass pass) { return pass == RcpPass::kPruned ? "pruned" : "full"; }
-
-nlohmann::json opt(const std::optional<double>& v) {
-  return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json();
-}
-
-nlohmann::json opt_str(const std::string& s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); }
 
 std::string samples_text(double v) {
   if (!std::isfinite(v)) return "not converged";
@@ -45,17 +40,6 @@ std::string run_status(const Run& run) {
 std::string verdict_text(const DirectoryResult& r) {
   if (!r.olympic_minutes) return "FAILED (no valid olympic score)";
   return r.rcp.passed ? "PASSED" : "FAILED (RCP check)";
-}
-
-// Markdown table cell: pipes would break the row.
-std::string md(std::string s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
-  }
-  return out;
 }
 
 struct Row {
@@ -107,16 +91,6 @@ std::optional<ReportFormat> parse_report_format(const std::string& name) {
   return std::nullopt;
 }
 
-std::string csv_field(const std::string& value) {
-  if (value.find_first_of(",\"\n\r") == std::string::npos) return value;
-  std::string out = "\"";
-  for (char c : value) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
   nlohmann::json runs = nlohmann::json::array();
   for (std::size_t i = 0; i < r.runs.size(); ++i) {
@@ -125,7 +99,7 @@ nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
     for (const auto& e : run.parse_errors) errors.push_back({{"line", e.line}, {"message", e.message}});
     runs.push_back({
         {"file", run.file},
-        {"minutes", opt(run.minutes)},
+        {"minutes", json_number_or_null(run.minutes)},
         {"counted", run.counted()},
         {"role", i < r.run_roles.size() ? r.run_roles[i] : ""},
         {"status", run.status ? nlohmann::json(*run.status) : nlohmann::json()},
@@ -144,10 +118,10 @@ nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
       {"passed", r.rcp.passed},
       {"case", to_string(r.rcp.rcp_case)},
       {"normalization_factor", r.rcp.normalization_factor},
-      {"rcp_mean", opt(r.rcp.rcp_mean)},
-      {"min_mean", opt(r.rcp.min_mean)},
-      {"max_speedup", opt(r.rcp.max_speedup)},
-      {"submission_mean", opt(r.rcp.submission_mean)},
+      {"rcp_mean", json_number_or_null(r.rcp.rcp_mean)},
+      {"min_mean", json_number_or_null(r.rcp.min_mean)},
+      {"max_speedup", json_number_or_null(r.rcp.max_speedup)},
+      {"submission_mean", json_number_or_null(r.rcp.submission_mean)},
       {"record", r.rcp.record ? nlohmann::json(r.rcp.record->name) : nlohmann::json()},
       {"record_batch_size", r.rcp.record ? nlohmann::json(r.rcp.record->batch_size) : nlohmann::json()},
       {"message", r.rcp.message},
@@ -157,7 +131,7 @@ nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
     const auto& e = *r.expected;
     expected = {{"platform", e.expected.platform},
                 {"published_minutes", e.expected.published_minutes},
-                {"about_minutes", opt(e.expected.about_minutes)},
+                {"about_minutes", json_number_or_null(e.expected.about_minutes)},
                 {"measured_minutes", e.measured_minutes},
                 {"delta_percent", e.delta_percent},
                 {"tolerance_percent", e.tolerance_percent},
@@ -166,22 +140,22 @@ nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
   }
   return {
       {"directory", r.dir.path.string()},
-      {"submitter", opt_str(r.dir.submitter)},
-      {"system", opt_str(r.dir.system)},
+      {"submitter", json_string_or_null(r.dir.submitter)},
+      {"system", json_string_or_null(r.dir.system)},
       {"benchmark", r.benchmark},
       {"division", r.division},
       {"ruleset", r.ruleset.str()},
       {"ruleset_source", r.ruleset_source},
-      {"platform", opt_str(r.platform.name)},
-      {"platform_source", opt_str(r.platform.source)},
+      {"platform", json_string_or_null(r.platform.name)},
+      {"platform_source", json_string_or_null(r.platform.source)},
       {"platform_known", r.platform.known},
-      {"accelerator_model_name", opt_str(r.accelerator_model_name)},
+      {"accelerator_model_name", json_string_or_null(r.accelerator_model_name)},
       {"required_runs", r.required_runs},
       {"runs", runs},
-      {"olympic_minutes", opt(r.olympic_minutes)},
+      {"olympic_minutes", json_number_or_null(r.olympic_minutes)},
       {"rcp", rcp},
-      {"score_minutes", opt(r.score_minutes)},
-      {"scaling_json_factor", opt(r.scaling_json_factor)},
+      {"score_minutes", json_number_or_null(r.score_minutes)},
+      {"scaling_json_factor", json_number_or_null(r.scaling_json_factor)},
       {"expected", expected},
       {"passed", r.passed},
       {"warnings", r.warnings},
@@ -271,7 +245,7 @@ void write_report(std::ostream& out, const std::vector<DirectoryResult>& results
       for (const auto& r : results) {
         Row row = directory_row(r, false);
         out << '|';
-        for (const auto& c : row.cells) out << ' ' << md(c) << " |";
+        for (const auto& c : row.cells) out << ' ' << markdown_cell(c) << " |";
         out << '\n';
       }
       break;

@@ -394,13 +394,41 @@ Run read_run(LineReader& reader, const std::string& name, const std::string& ben
   while (reader.next_with(kMllogToken, line)) {
     if (line.truncated) {
       builder.add_error({name, line.number,
-                         fmt::format("MLLOG line longer than {} bytes", LineReader::kDefaultMaxLineBytes)});
+                         fmt::format("MLLOG line longer than {} bytes", reader.max_line_bytes())});
       continue;
     }
     // The fast path reads most lines; the full parser decides the others (and words errors).
     if (scanner.scan(line.text, view, line.needle_at) == ScanKind::kEvent) {
       view.line = line.number;
       builder.add(view);
+      continue;
+    }
+    switch (parse_mllog_line(line.text, event, error)) {
+      case LineKind::kNotMllog:
+        break;
+      case LineKind::kEvent:
+        event.line = line.number;
+        builder.add(event);
+        break;
+      case LineKind::kError:
+        builder.add_error({name, line.number, error});
+        break;
+    }
+  }
+  return builder.finish();
+}
+
+Run read_run_full_parser(LineReader& reader, const std::string& name, const std::string& benchmark_hint,
+                         const Facts& facts, const RunOptions& options) {
+  RunBuilder builder(name, benchmark_hint, facts, options);
+  Line line;
+  Event event;
+  std::string error;
+  while (reader.next(line)) {
+    if (line.truncated) {
+      if (line.text.find(kMllogToken) != std::string_view::npos) {
+        builder.add_error({name, line.number, fmt::format("MLLOG line longer than {} bytes", reader.max_line_bytes())});
+      }
       continue;
     }
     switch (parse_mllog_line(line.text, event, error)) {

@@ -1,4 +1,5 @@
 #include "mlperf/summary.h"
+#include "mlperf/table_text.h"
 
 #include <algorithm>
 #include <charconv>
@@ -43,35 +44,6 @@ std::optional<long long> count_field(const nlohmann::json& doc, const char* key)
   auto [ptr, ec] = std::from_chars(begin, end, value);
   if (ec != std::errc() || ptr != end) return std::nullopt;
   return value;
-}
-
-nlohmann::json opt(const std::optional<double>& v) {
-  return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json();
-}
-
-nlohmann::json opt_str(const std::string& s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); }
-
-std::string md(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
-  }
-  return out;
-}
-
-// Characters of UTF-8 text (continuation bytes do not count): column widths.
-std::size_t display_width(const std::string& s) {
-  std::size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80 ? 1 : 0;
-  return n;
-}
-
-// `s` padded with spaces to `width` characters, on the left when `right` (figures).
-std::string pad(const std::string& s, std::size_t width, bool right) {
-  std::string fill(width > display_width(s) ? width - display_width(s) : 0, ' ');
-  return right ? fill + s : s + fill;
 }
 
 void add_column(std::vector<std::string>& columns, const std::string& benchmark) {
@@ -202,20 +174,20 @@ nlohmann::json to_json(const Summary& summary, const std::vector<DirectoryResult
     nlohmann::json directories = nlohmann::json::object();
     for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) {
       if (!s.result_index[c]) continue;
-      scores[summary.benchmarks[c]] = opt(s.scores[c]);
+      scores[summary.benchmarks[c]] = json_number_or_null(s.scores[c]);
       directories[summary.benchmarks[c]] = results[*s.result_index[c]].dir.path.string();
     }
     systems.push_back({
-        {"submitter", opt_str(s.submitter)},
-        {"system", opt_str(s.system)},
-        {"system_name", opt_str(s.system_name)},
-        {"division", opt_str(s.division)},
-        {"availability", opt_str(s.availability)},
-        {"accelerator_model_name", opt_str(s.accelerator_model_name)},
+        {"submitter", json_string_or_null(s.submitter)},
+        {"system", json_string_or_null(s.system)},
+        {"system_name", json_string_or_null(s.system_name)},
+        {"division", json_string_or_null(s.division)},
+        {"availability", json_string_or_null(s.availability)},
+        {"accelerator_model_name", json_string_or_null(s.accelerator_model_name)},
         {"accelerator_count", s.accelerator_count ? nlohmann::json(*s.accelerator_count) : nlohmann::json()},
-        {"host_processor_model_name", opt_str(s.host_processor_model_name)},
-        {"framework", opt_str(s.framework)},
-        {"system_description", opt_str(s.system_description)},
+        {"host_processor_model_name", json_string_or_null(s.host_processor_model_name)},
+        {"framework", json_string_or_null(s.framework)},
+        {"system_description", json_string_or_null(s.system_description)},
         {"scores", scores},
         {"directories", directories},
     });
@@ -252,13 +224,13 @@ void write_summary(std::ostream& out, const Summary& summary, const std::vector<
       std::vector<std::string> header = kDescriptionColumns;
       header.insert(header.end(), summary.benchmarks.begin(), summary.benchmarks.end());
       out << '|';
-      for (const auto& h : header) out << ' ' << md(h) << " |";
+      for (const auto& h : header) out << ' ' << markdown_cell(h) << " |";
       out << "\n|";
       for (std::size_t i = 0; i < header.size(); ++i) out << (i < kDescriptionColumns.size() ? "---|" : "---:|");
       out << '\n';
       for (const auto& s : summary.systems) {
         out << '|';
-        for (const auto& cell : description_cells(s)) out << ' ' << md(cell) << " |";
+        for (const auto& cell : description_cells(s)) out << ' ' << markdown_cell(cell) << " |";
         for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) out << ' ' << score_cell(s, c, "") << " |";
         out << '\n';
       }

@@ -57,7 +57,6 @@ using testing::write_file;
 
 using namespace testing::hostile;  // the case builders, shared with the CLI tests
 
-constexpr std::size_t kMaxLine = LineReader::kDefaultMaxLineBytes;
 
 // --- Reading runs: the fast path (read_run) and the full parser alone ---------------------
 
@@ -65,31 +64,8 @@ constexpr std::size_t kMaxLine = LineReader::kDefaultMaxLineBytes;
 // read_run would build it without its fast scanner.
 Run run_from_text_full_parser(const std::string& file, const std::string& text, const std::string& hint,
                               const Facts& facts, const RunOptions& options) {
-  RunBuilder builder(file, hint, facts, options);
   LineReader reader(string_source(text));
-  Line line;
-  Event event;
-  std::string error;
-  while (reader.next(line)) {
-    if (line.truncated) {
-      if (line.text.find(kMllogToken) != std::string_view::npos) {
-        builder.add_error({file, line.number, fmt::format("MLLOG line longer than {} bytes", kMaxLine)});
-      }
-      continue;
-    }
-    switch (parse_mllog_line(line.text, event, error)) {
-      case LineKind::kNotMllog:
-        break;
-      case LineKind::kEvent:
-        event.line = line.number;
-        builder.add(event);
-        break;
-      case LineKind::kError:
-        builder.add_error({file, line.number, error});
-        break;
-    }
-  }
-  return builder.finish();
+  return read_run_full_parser(reader, file, hint, facts, options);
 }
 
 // What scoring reads from a Run, as one comparable JSON value.

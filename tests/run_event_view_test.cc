@@ -57,32 +57,8 @@ std::string describe(const Run& r) {
 
 // The reference: every line through LineReader::next and parse_mllog_line.
 Run read_with_full_parser(const std::filesystem::path& path, const std::string& hint, const RunOptions& options) {
-  RunBuilder builder(path.string(), hint, facts(), options);
   LineReader reader(file_source(path));
-  Line line;
-  Event event;
-  std::string error;
-  while (reader.next(line)) {
-    if (line.truncated) {
-      if (line.text.find(kMllogToken) != std::string_view::npos) {
-        builder.add_error({path.string(), line.number,
-                           fmt::format("MLLOG line longer than {} bytes", LineReader::kDefaultMaxLineBytes)});
-      }
-      continue;
-    }
-    switch (parse_mllog_line(line.text, event, error)) {
-      case LineKind::kNotMllog:
-        break;
-      case LineKind::kEvent:
-        event.line = line.number;
-        builder.add(event);
-        break;
-      case LineKind::kError:
-        builder.add_error({path.string(), line.number, error});
-        break;
-    }
-  }
-  return builder.finish();
+  return read_run_full_parser(reader, path.string(), hint, facts(), options);
 }
 
 RunOptions options(const char* ruleset, bool bert_train_samples = false) {

@@ -63,6 +63,9 @@ class LineReader {
   /// needle; propagates the source's exceptions.
   bool next_with(std::string_view needle, Line& line);
 
+  /// The longest line kept whole, in bytes; longer ones come out `truncated`.
+  std::size_t max_line_bytes() const { return max_line_bytes_; }
+
  private:
   bool fill();  // read more bytes into the buffer; false at end of input
   void skip_rest_of_line();  // drop bytes up to and including the next newline

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlperf/score.h"
+#include "mlperf/table_text.h"  // csv_field, used by the tests and other writers
 
 namespace mlperf {
 
@@ -33,8 +34,5 @@ void write_report(std::ostream& out, const std::vector<DirectoryResult>& results
 
 /// The human report of one directory (the `table` format).
 void write_table(std::ostream& out, const DirectoryResult& result, RcpPass pass);
-
-/// Quotes a CSV field when it holds a comma, quote or newline (RFC 4180).
-std::string csv_field(const std::string& value);
 
 }  // namespace mlperf

@@ -151,6 +151,13 @@ Run read_run(const std::filesystem::path& path, const std::string& benchmark_hin
 Run read_run(LineReader& reader, const std::string& name, const std::string& benchmark_hint,
              const Facts& facts, const RunOptions& options);
 
+/// The reference read_run must equal: every line through LineReader::next and
+/// parse_mllog_line into RunBuilder::add(Event), no fast scan. An over-long line is an error
+/// when its kept head holds the MLLOG token (as read_run sees it). Tests and the fuzzer
+/// compare the two; `parse`-like callers that want every event use parse_mllog_line directly.
+Run read_run_full_parser(LineReader& reader, const std::string& name, const std::string& benchmark_hint,
+                         const Facts& facts, const RunOptions& options);
+
 /// Python's round(x, 3): the double nearest to x rounded half-to-even at 3 decimals.
 double round3(double x);
 
