@@ -366,6 +366,31 @@ Run RunBuilder::finish() {
   return std::move(run_);
 }
 
+namespace {
+
+// A line longer than the reader keeps: an error of the run.
+void add_too_long(RunBuilder& builder, const std::string& name, const Line& line, const LineReader& reader) {
+  builder.add_error({name, line.number, fmt::format("MLLOG line longer than {} bytes", reader.max_line_bytes())});
+}
+
+// `line` through the full parser into `builder`: an event, an error, or nothing (no MLLOG).
+void add_parsed_line(RunBuilder& builder, const std::string& name, const Line& line, Event& event,
+                     std::string& error) {
+  switch (parse_mllog_line(line.text, event, error)) {
+    case LineKind::kNotMllog:
+      break;
+    case LineKind::kEvent:
+      event.line = line.number;
+      builder.add(event);
+      break;
+    case LineKind::kError:
+      builder.add_error({name, line.number, error});
+      break;
+  }
+}
+
+}  // namespace
+
 Run read_run(const std::filesystem::path& path, const std::string& benchmark_hint, const Facts& facts,
              const RunOptions& options) {
   // A FIFO, socket or device named result_N.txt is no log (and opening a FIFO blocks).
@@ -393,8 +418,7 @@ Run read_run(LineReader& reader, const std::string& name, const std::string& ben
   // Only lines holding the MLLOG token come out of the reader (§1: the rest is ignored).
   while (reader.next_with(kMllogToken, line)) {
     if (line.truncated) {
-      builder.add_error({name, line.number,
-                         fmt::format("MLLOG line longer than {} bytes", reader.max_line_bytes())});
+      add_too_long(builder, name, line, reader);
       continue;
     }
     // The fast path reads most lines; the full parser decides the others (and words errors).
@@ -403,17 +427,7 @@ Run read_run(LineReader& reader, const std::string& name, const std::string& ben
       builder.add(view);
       continue;
     }
-    switch (parse_mllog_line(line.text, event, error)) {
-      case LineKind::kNotMllog:
-        break;
-      case LineKind::kEvent:
-        event.line = line.number;
-        builder.add(event);
-        break;
-      case LineKind::kError:
-        builder.add_error({name, line.number, error});
-        break;
-    }
+    add_parsed_line(builder, name, line, event, error);
   }
   return builder.finish();
 }
@@ -426,22 +440,10 @@ Run read_run_full_parser(LineReader& reader, const std::string& name, const std:
   std::string error;
   while (reader.next(line)) {
     if (line.truncated) {
-      if (line.text.find(kMllogToken) != std::string_view::npos) {
-        builder.add_error({name, line.number, fmt::format("MLLOG line longer than {} bytes", reader.max_line_bytes())});
-      }
+      if (line.text.find(kMllogToken) != std::string_view::npos) add_too_long(builder, name, line, reader);
       continue;
     }
-    switch (parse_mllog_line(line.text, event, error)) {
-      case LineKind::kNotMllog:
-        break;
-      case LineKind::kEvent:
-        event.line = line.number;
-        builder.add(event);
-        break;
-      case LineKind::kError:
-        builder.add_error({name, line.number, error});
-        break;
-    }
+    add_parsed_line(builder, name, line, event, error);
   }
   return builder.finish();
 }

@@ -127,7 +127,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// parse_report_format, csv_field
+// parse_report_format (csv_field: table_text_test.cc)
 
 TEST(ReportFormat, ParsesTheFourNames) {
   EXPECT_EQ(parse_report_format("table"), ReportFormat::kTable);
@@ -140,21 +140,6 @@ TEST(ReportFormat, RejectsOtherNames) {
   for (const char* bad : {"", "JSON", "Table", "md", "tsv", "html", "json ", "csvx"}) {
     EXPECT_FALSE(parse_report_format(bad).has_value()) << '"' << bad << '"';
   }
-}
-
-TEST(CsvField, PlainValuesAreUnchanged) {
-  EXPECT_EQ(csv_field("abc"), "abc");
-  EXPECT_EQ(csv_field(""), "");
-  EXPECT_EQ(csv_field("10.18474574915825"), "10.18474574915825");
-  EXPECT_EQ(csv_field("a b;c|d"), "a b;c|d");
-}
-
-TEST(CsvField, QuotesPerRfc4180) {
-  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
-  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
-  EXPECT_EQ(csv_field("line1\nline2"), "\"line1\nline2\"");
-  EXPECT_EQ(csv_field("cr\rhere"), "\"cr\rhere\"");
-  EXPECT_EQ(csv_field("\""), "\"\"\"\"");
 }
 
 // ---------------------------------------------------------------------------------------------

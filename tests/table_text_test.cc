@@ -27,11 +27,19 @@ TEST(TableText, MarkdownCellEscapesPipesAndFlattensNewlines) {
   EXPECT_EQ(markdown_cell("llama2_70b_lora"), "llama2_70b_lora");
 }
 
-TEST(TableText, CsvFieldQuotesOnlyWhenNeeded) {
-  EXPECT_EQ(csv_field("1xMI355X"), "1xMI355X");
+TEST(CsvField, PlainValuesAreUnchanged) {
+  EXPECT_EQ(csv_field("abc"), "abc");
+  EXPECT_EQ(csv_field(""), "");
+  EXPECT_EQ(csv_field("10.18474574915825"), "10.18474574915825");
+  EXPECT_EQ(csv_field("a b;c|d"), "a b;c|d");
+}
+
+TEST(CsvField, QuotesPerRfc4180) {
   EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
   EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
-  EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+  EXPECT_EQ(csv_field("line1\nline2"), "\"line1\nline2\"");
+  EXPECT_EQ(csv_field("cr\rhere"), "\"cr\rhere\"");
+  EXPECT_EQ(csv_field("\""), "\"\"\"\"");
 }
 
 TEST(TableText, WidthCountsCharactersNotBytes) {

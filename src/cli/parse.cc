@@ -78,7 +78,7 @@ FileOutcome parse_file(const std::string& arg, const std::unordered_set<std::str
     while (reader.next(line)) {
       if (line.truncated) {
         if (line.text.find(kMllogToken) != std::string_view::npos) {
-          report(line.number, fmt::format("MLLOG line longer than {} bytes", LineReader::kDefaultMaxLineBytes));
+          report(line.number, fmt::format("MLLOG line longer than {} bytes", reader.max_line_bytes()));
         }
         continue;
       }
