@@ -254,6 +254,16 @@ bool LineReader::fill() {
   return true;
 }
 
+Line LineReader::take_last_line(std::size_t needle_at) {
+  const char* s = buffer_.data() + begin_;
+  std::size_t len = end_ - begin_;
+  begin_ = end_;
+  ++line_number_;
+  if (len > 0 && s[len - 1] == '\r') --len;
+  const bool truncated = len > max_line_bytes_;
+  return Line{std::string_view(s, truncated ? max_line_bytes_ : len), line_number_, truncated, needle_at};
+}
+
 void LineReader::skip_rest_of_line() {
   for (;;) {
     const void* nl = std::memchr(buffer_.data() + begin_, '\n', end_ - begin_);
@@ -332,14 +342,9 @@ bool LineReader::next_with(std::string_view needle, Line& line) {
       }
       if (!fill()) {
         // The last line, without a newline.
-        const char* s = buffer_.data() + begin_;
-        std::size_t len = end_ - begin_;
-        begin_ = end_;
-        ++line_number_;
-        if (len > 0 && s[len - 1] == '\r') --len;
-        bool truncated = len > max_line_bytes_;
-        if (truncated && !head_holds_needle) return false;
-        line = Line{std::string_view(s, truncated ? max_line_bytes_ : len), line_number_, truncated, at};
+        Line last = take_last_line(at);
+        if (last.truncated && !head_holds_needle) return false;
+        line = last;
         return true;
       }
       continue;  // search again from the start of this line, now complete or longer
@@ -393,14 +398,7 @@ bool LineReader::next(Line& line) {
     }
     if (!fill()) {
       if (end_ == begin_) return false;
-      // Last line without a newline.
-      const char* s = buffer_.data() + begin_;
-      std::size_t len = end_ - begin_;
-      begin_ = end_;
-      ++line_number_;
-      if (len > 0 && s[len - 1] == '\r') --len;
-      bool truncated = len > max_line_bytes_;
-      line = Line{std::string_view(s, truncated ? max_line_bytes_ : len), line_number_, truncated};
+      line = take_last_line(std::string_view::npos);
       return true;
     }
   }

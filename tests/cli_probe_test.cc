@@ -12,6 +12,7 @@ namespace mlperf {
 namespace {
 
 using testing::example_system;
+using testing::placeholder_copy;
 using testing::read_file;
 using testing::run_command;
 using testing::snapshot;
@@ -110,22 +111,6 @@ TEST(CliProbe, UsageErrorsExitTwo) {
                         q(example_system() / "llama31_8b") + " 2>/dev/null")
                 .status,
             2);
-}
-
-// A copy of the MI355X llama31_8b example whose logs name the placeholder platform, with no
-// system description: what an engineer has right after running on their own node.
-std::filesystem::path placeholder_copy(const std::filesystem::path& root) {
-  auto dir = root / "training_results_v5.1/AMD/results/MY_NODE/llama31_8b";
-  const std::string key = "\"key\": \"submission_platform\", \"value\": \"";
-  for (const auto& e : std::filesystem::directory_iterator(example_system() / "llama31_8b")) {
-    std::string text = read_file(e.path());
-    for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
-      std::size_t begin = at + key.size();
-      text.replace(begin, text.find('"', begin) - begin, "8xSUBMISSION_PLATFORM_PLACEHOLDER");
-    }
-    write_file(dir / e.path().filename(), text);
-  }
-  return dir;
 }
 
 TEST(CliScoreProbe, PlaceholderDirectoryIsTaggedFromTheProbe) {

@@ -17,6 +17,7 @@ namespace mlperf {
 namespace {
 
 using testing::example_system;
+using testing::placeholder_copy;
 using testing::read_file;
 using testing::source_dir;
 using testing::TempDir;
@@ -395,22 +396,6 @@ TEST_F(DeviceProbeTest, HipWithoutDeviceFallsBackToSysfs) {
 }
 
 // --- `--probe` in score_directory ------------------------------------------------------
-
-// A copy of the shipped MI355X llama31_8b directory whose logs name a placeholder platform
-// and which has no system description (the engineer's own fresh runs).
-std::filesystem::path placeholder_copy(const std::filesystem::path& root) {
-  auto dir = root / "training_results_v5.1/AMD/results/MY_NODE/llama31_8b";
-  const std::string key = "\"key\": \"submission_platform\", \"value\": \"";
-  for (const auto& e : std::filesystem::directory_iterator(example_system() / "llama31_8b")) {
-    std::string text = read_file(e.path());
-    for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
-      std::size_t begin = at + key.size();
-      text.replace(begin, text.find('"', begin) - begin, "8xSUBMISSION_PLATFORM_PLACEHOLDER");
-    }
-    write_file(dir / e.path().filename(), text);
-  }
-  return dir;
-}
 
 class ScoreWithProbeTest : public DeviceProbeTest {
  protected:

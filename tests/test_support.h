@@ -115,4 +115,21 @@ inline CommandResult run_command(const std::string& command) {
   return r;
 }
 
+/// A copy, under `root`, of the shipped MI355X llama31_8b example whose logs name the
+/// placeholder platform (8xSUBMISSION_PLATFORM_PLACEHOLDER) and which has no system
+/// description: what an engineer has right after running on their own node (the --probe tests).
+inline std::filesystem::path placeholder_copy(const std::filesystem::path& root) {
+  auto dir = root / "training_results_v5.1/AMD/results/MY_NODE/llama31_8b";
+  const std::string key = "\"key\": \"submission_platform\", \"value\": \"";
+  for (const auto& e : std::filesystem::directory_iterator(example_system() / "llama31_8b")) {
+    std::string text = read_file(e.path());
+    for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+      std::size_t begin = at + key.size();
+      text.replace(begin, text.find('"', begin) - begin, "8xSUBMISSION_PLATFORM_PLACEHOLDER");
+    }
+    write_file(dir / e.path().filename(), text);
+  }
+  return dir;
+}
+
 }  // namespace mlperf::testing

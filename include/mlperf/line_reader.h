@@ -69,6 +69,7 @@ class LineReader {
  private:
   bool fill();  // read more bytes into the buffer; false at end of input
   void skip_rest_of_line();  // drop bytes up to and including the next newline
+  Line take_last_line(std::size_t needle_at);  // the rest of the buffer: the last line, no newline
 
   ByteSource source_;
   std::size_t max_line_bytes_;
