@@ -42,7 +42,7 @@ struct Line {
 /// block-sized buffer is kept per thread for the next reader (one reader per file).
 class LineReader {
  public:
-  static constexpr std::size_t kDefaultBlockBytes = 1 << 20;
+  static constexpr std::size_t kDefaultBlockBytes = 256 << 10;
   static constexpr std::size_t kDefaultMaxLineBytes = 16 << 20;
 
   explicit LineReader(ByteSource source, std::size_t block_bytes = kDefaultBlockBytes,
