@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cctype>
-#include <regex>
+#include <charconv>
+#include <string_view>
 
 #include "mlperf/score.h"
 
@@ -10,41 +11,72 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// result_<N>.txt with N digits; natural order by N.
-std::optional<long long> result_index(const std::string& name) {
-  static const std::regex pattern(R"(result_(\d+)\.txt)");
-  std::smatch m;
-  if (!std::regex_match(name, m, pattern)) return std::nullopt;
-  try {
-    return std::stoll(m[1].str());
-  } catch (...) {
+// True when `s` is one or more ASCII digits.
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// N of result_<N>.txt (N digits); nullopt for other names and an N beyond long long.
+// Hand-parsed: std::regex cost a millisecond per thousand names, on every sort comparison.
+std::optional<long long> result_index(std::string_view name) {
+  constexpr std::string_view prefix = "result_", suffix = ".txt";
+  if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) || !name.ends_with(suffix)) {
     return std::nullopt;
   }
+  std::string_view digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  long long n = 0;
+  if (!all_digits(digits) || std::from_chars(digits.data(), digits.data() + digits.size(), n).ec != std::errc{}) {
+    return std::nullopt;
+  }
+  return n;
 }
 
 bool is_result_name(const std::string& name) {
   return name.size() > 11 && name.rfind("result_", 0) == 0 && name.ends_with(".txt");
 }
 
+// The ruleset a path component names: training_vX.Y, training_vX.Y.Z, training_results_vX.Y
+// (the round folders of MLCommons' result repositories); the patch number is not used.
+std::optional<Ruleset> ruleset_from_component(std::string_view s) {
+  if (!s.starts_with("training")) return std::nullopt;
+  s.remove_prefix(8);
+  if (s.starts_with("_results")) s.remove_prefix(8);
+  if (!s.starts_with("_v")) return std::nullopt;
+  s.remove_prefix(2);
+  std::size_t dot = s.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  std::string_view major = s.substr(0, dot), rest = s.substr(dot + 1);
+  std::size_t dot2 = rest.find('.');
+  std::string_view minor = rest.substr(0, dot2);
+  if (!all_digits(major) || !all_digits(minor)) return std::nullopt;
+  if (dot2 != std::string_view::npos && !all_digits(rest.substr(dot2 + 1))) return std::nullopt;
+  return Ruleset::parse(std::string(major) + "." + std::string(minor));
+}
+
 std::optional<Ruleset> ruleset_from_path(const fs::path& path) {
-  static const std::regex pattern(R"(training(?:_results)?_v(\d+)\.(\d+)(?:\.(\d+))?)");
   std::optional<Ruleset> found;
   for (const auto& part : fs::absolute(path).lexically_normal()) {
-    std::smatch m;
-    std::string s = part.string();
-    if (std::regex_match(s, m, pattern)) found = Ruleset::parse(m[1].str() + "." + m[2].str());
+    if (auto r = ruleset_from_component(part.native())) found = r;
   }
   return found;
 }
 
-// Reads one directory's result files; nullopt when it holds none.
-std::optional<BenchmarkDir> as_benchmark_dir(const fs::path& path, std::vector<DiscoveryError>& errors) {
-  std::vector<fs::path> files;
+// What one pass over a directory finds: its result_N.txt entries and its subdirectories.
+struct Listing {
+  std::vector<fs::path> result_files;
+  std::vector<fs::path> children;  // directories, symbolic links to them left out
+  bool readable = true;
+};
+
+// Lists `path` once (discovery reads each directory a single time).
+Listing list_directory(const fs::path& path, std::vector<DiscoveryError>& errors) {
+  Listing listing;
   std::error_code ec;
   fs::directory_iterator it(path, ec), end;
   if (ec) {
     errors.push_back({path.string(), "cannot read directory: " + ec.message()});
-    return std::nullopt;
+    listing.readable = false;
+    return listing;
   }
   for (; it != end; it.increment(ec)) {
     if (ec) {
@@ -54,15 +86,37 @@ std::optional<BenchmarkDir> as_benchmark_dir(const fs::path& path, std::vector<D
     std::string name = it->path().filename().string();
     // Everything named result_N.txt is a result file: one that is a directory or a FIFO is
     // reported when it is read, not left out in silence.
-    if (is_result_name(name)) files.push_back(it->path());
+    if (is_result_name(name)) {
+      listing.result_files.push_back(it->path());
+      continue;
+    }
+    std::error_code type_ec;
+    // Never follow symbolic links to directories: a link loop would never end.
+    if (it->is_directory(type_ec) && !it->is_symlink(type_ec)) listing.children.push_back(it->path());
   }
-  if (files.empty()) return std::nullopt;
-  std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
-    auto ia = result_index(a.filename().string()), ib = result_index(b.filename().string());
-    if (ia && ib && *ia != *ib) return *ia < *ib;
-    if (ia.has_value() != ib.has_value()) return ia.has_value();
-    return a.filename() < b.filename();
+  return listing;
+}
+
+// The benchmark directory at `path` whose result files are `files` (not empty).
+BenchmarkDir as_benchmark_dir(const fs::path& path, std::vector<fs::path> files) {
+  // Natural order by N; names whose N does not parse after the others, by name.
+  struct Keyed {
+    std::optional<long long> index;
+    std::string name;
+    fs::path path;
+  };
+  std::vector<Keyed> keyed;
+  keyed.reserve(files.size());
+  for (auto& f : files) {
+    std::string name = f.filename().string();
+    keyed.push_back({result_index(name), std::move(name), std::move(f)});
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    if (a.index && b.index && *a.index != *b.index) return *a.index < *b.index;
+    if (a.index.has_value() != b.index.has_value()) return a.index.has_value();
+    return a.name < b.name;
   });
+  for (std::size_t i = 0; i < keyed.size(); ++i) files[i] = std::move(keyed[i].path);
   BenchmarkDir dir;
   dir.path = path;
   dir.result_files = std::move(files);
@@ -87,20 +141,13 @@ void walk(const fs::path& path, std::vector<BenchmarkDir>& out, std::vector<Disc
     errors.push_back({path.string(), "directory tree too deep; not descending further"});
     return;
   }
-  if (auto dir = as_benchmark_dir(path, errors)) {
-    out.push_back(std::move(*dir));
+  Listing listing = list_directory(path, errors);
+  if (!listing.result_files.empty()) {
+    out.push_back(as_benchmark_dir(path, std::move(listing.result_files)));
     return;  // a benchmark directory is a leaf
   }
-  std::vector<fs::path> children;
-  std::error_code ec;
-  fs::directory_iterator it(path, ec), end;
-  for (; !ec && it != end; it.increment(ec)) {
-    std::error_code type_ec;
-    // Never follow symbolic links to directories: a link loop would never end.
-    if (it->is_directory(type_ec) && !it->is_symlink(type_ec)) children.push_back(it->path());
-  }
-  std::sort(children.begin(), children.end());
-  for (const auto& child : children) walk(child, out, errors, depth + 1);
+  std::sort(listing.children.begin(), listing.children.end());
+  for (const auto& child : listing.children) walk(child, out, errors, depth + 1);
 }
 
 }  // namespace

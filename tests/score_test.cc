@@ -224,54 +224,5 @@ TEST_F(DamagedCopy, PlatformComesFromTheLogsWithoutSystemDescription) {
   EXPECT_EQ(r.platform.source, "log");
 }
 
-TEST(Discovery, MissingPathAndFileAreErrors) {
-  TempDir tmp;
-  std::vector<DiscoveryError> errors;
-  EXPECT_TRUE(find_benchmark_dirs(tmp.path() / "nope", errors).empty());
-  ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0].message, "no such file or directory");
-  testing::write_file(tmp.path() / "file.txt", "x");
-  errors.clear();
-  EXPECT_TRUE(find_benchmark_dirs(tmp.path() / "file.txt", errors).empty());
-  ASSERT_EQ(errors.size(), 1u);
-  EXPECT_NE(errors[0].message.find("not a directory"), std::string::npos);
-}
-
-TEST(Discovery, NaturalOrderOfResultFiles) {
-  TempDir tmp;
-  for (int i : {10, 2, 1, 0}) testing::write_file(tmp.path() / "bench" / ("result_" + std::to_string(i) + ".txt"), "");
-  std::vector<DiscoveryError> errors;
-  auto dirs = find_benchmark_dirs(tmp.path(), errors);
-  ASSERT_EQ(dirs.size(), 1u);
-  std::vector<std::string> names;
-  for (const auto& f : dirs[0].result_files) names.push_back(f.filename().string());
-  EXPECT_EQ(names, (std::vector<std::string>{"result_0.txt", "result_1.txt", "result_2.txt", "result_10.txt"}));
-  EXPECT_FALSE(dirs[0].path_ruleset.has_value());
-}
-
-TEST(Discovery, RulesetFromTheRoundFolderName) {
-  TempDir tmp;
-  testing::write_file(tmp.path() / "training_v4.1/Org/results/sys/bert/result_0.txt", "");
-  testing::write_file(tmp.path() / "training_results_v5.0/Org/results/sys/bert/result_0.txt", "");
-  testing::write_file(tmp.path() / "training_v5.1x/Org/results/sys/bert/result_0.txt", "");
-  std::vector<DiscoveryError> errors;
-  auto dirs = find_benchmark_dirs(tmp.path(), errors);
-  ASSERT_EQ(dirs.size(), 3u);
-  ASSERT_TRUE(dirs[0].path_ruleset.has_value());
-  EXPECT_EQ(dirs[0].path_ruleset->str(), "5.0.0");  // training_results_v5.0 sorts first
-  ASSERT_TRUE(dirs[1].path_ruleset.has_value());
-  EXPECT_EQ(dirs[1].path_ruleset->str(), "4.1.0");
-  EXPECT_FALSE(dirs[2].path_ruleset.has_value());  // not a round folder name
-}
-
-TEST(Discovery, SymlinkLoopIsNotFollowed) {
-  TempDir tmp;
-  testing::write_file(tmp.path() / "a/bench/result_0.txt", "");
-  std::filesystem::create_directory_symlink(tmp.path(), tmp.path() / "a/loop");
-  std::vector<DiscoveryError> errors;
-  auto dirs = find_benchmark_dirs(tmp.path(), errors);
-  EXPECT_EQ(dirs.size(), 1u);
-}
-
 }  // namespace
 }  // namespace mlperf
