@@ -1,16 +1,15 @@
 #include "mlperf/score.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <set>
-#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "mlperf/olympic.h"
+#include "mlperf/parallel.h"
 
 namespace mlperf {
 
@@ -105,21 +104,6 @@ void read_result_files(const BenchmarkDir& dir, const Facts& facts, const RunOpt
       errors.push_back(e.what());
     }
   }
-}
-
-// Calls job(i) for i in [0, count) on up to `threads` threads (this one included); jobs are
-// taken in index order.
-template <class Job>
-void run_on_pool(std::size_t count, unsigned threads, const Job& job) {
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i = next++; i < count; i = next++) job(i);
-  };
-  unsigned n = std::max(1u, static_cast<unsigned>(std::min<std::size_t>(threads, count)));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
 }
 
 // score_directory with the runs score_directories read ahead (null: read them here).
@@ -313,7 +297,7 @@ DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data
 
 std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
                                                const ScoreOptions& options) {
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = default_threads();
   // 1. Every result file of every directory on one pool, the biggest first so that the
   //    threads finish together (a few directories still use every core).
   std::vector<ReadAhead> ahead(dirs.size());
@@ -338,7 +322,7 @@ std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& 
     }
   }
   std::stable_sort(jobs.begin(), jobs.end(), [](const FileJob& a, const FileJob& b) { return a.bytes > b.bytes; });
-  run_on_pool(jobs.size(), threads, [&](std::size_t j) {
+  parallel_for(jobs.size(), threads, [&](std::size_t j) {
     const FileJob& job = jobs[j];
     const BenchmarkDir& dir = dirs[job.dir];
     ReadAhead& slot = ahead[job.dir];
@@ -350,7 +334,7 @@ std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& 
   });
   // 2. Score each directory from its runs; results in the order given.
   std::vector<DirectoryResult> results(dirs.size());
-  run_on_pool(dirs.size(), threads, [&](std::size_t d) {
+  parallel_for(dirs.size(), threads, [&](std::size_t d) {
     results[d] = score_directory_with(dirs[d], data, options, &ahead[d]);
     ahead[d] = ReadAhead{};
   });

@@ -297,6 +297,21 @@ TEST(ReportJson, WriteReportOfNothing) {
   EXPECT_TRUE(doc.at("results").empty());
 }
 
+TEST(ReportJson, WriteReportIsByteForByteOneDumpOfTheWholeDocument) {
+  // write_report dumps each directory on its own and joins them; the text must be the one
+  // dump of {"results": [...]} with indent 2, whatever the number of directories.
+  for (std::size_t n : {0u, 1u, 2u, 5u}) {
+    std::vector<DirectoryResult> results;
+    nlohmann::json doc = {{"results", nlohmann::json::array()}};
+    for (std::size_t i = 0; i < n; ++i) {
+      results.push_back(i % 2 == 0 ? passing_result() : failing_result());
+      results.back().warnings.push_back("line one\nline two");  // a newline inside a string
+      doc["results"].push_back(to_json(results.back(), RcpPass::kPruned));
+    }
+    EXPECT_EQ(render(results, ReportFormat::kJson), doc.dump(2) + "\n") << n << " directories";
+  }
+}
+
 TEST(ReportJson, InvalidUtf8DoesNotThrow) {
   DirectoryResult r = passing_result();
   r.warnings.push_back(std::string("bad byte \xff here"));
