@@ -598,6 +598,7 @@ struct Shape {
   std::uint32_t time_number = 0;    // which number is time_ms
   Span time, key, type, name_space, value, metadata;
   bool type_is_string = false, name_space_is_string = false, has_value = false, metadata_is_object = false;
+  std::string key_text;      // the key between its quotes, to pass over shapes of other keys
   std::uint8_t next = 0xFF;  // the shape of the line that followed last time (0xFF: none)
 };
 
@@ -654,6 +655,23 @@ struct MllogScanner::State {
   }
   void remember(const Fields& f, const char* begin, const char* end);
 };
+
+namespace {
+
+// The text between the quotes of the first `"key": "` member in the payload's first 256
+// bytes ("" when there is none): where mlperf_logging writes the key. A guess to pass over
+// shapes quickly, never a result: a nested "key" member or an escaped quote only cost speed.
+std::string_view logged_key(const char* begin, const char* end) {
+  constexpr std::string_view kKeyMember = "\"key\": \"";
+  const std::string_view head(begin, std::min<std::size_t>(static_cast<std::size_t>(end - begin), 256));
+  const std::size_t at = head.find(kKeyMember);
+  if (at == std::string_view::npos) return {};
+  const std::string_view rest(begin + at + kKeyMember.size(), static_cast<std::size_t>(end - begin) - at - kKeyMember.size());
+  const std::size_t close = rest.find('"');
+  return close == std::string_view::npos ? std::string_view() : rest.substr(0, close);
+}
+
+}  // namespace
 
 bool MllogScanner::State::match(const Shape& shape, const char* begin, const char* end, EventView& view) {
   const char* q = begin;
@@ -729,8 +747,12 @@ ScanKind MllogScanner::scan(std::string_view line, EventView& view, std::size_t 
       st.matched(guess);
       return ScanKind::kEvent;
     }
+    // A line of a new shape would be tried against every shape: only those of its key are
+    // (when the key is where mlperf_logging writes it; matching still decides).
+    const std::string_view key = logged_key(begin, end);
     for (std::uint8_t index : st.order) {
-      if (index != guess && st.match(st.shapes[index], begin, end, view)) {
+      if (index == guess || (!key.empty() && st.shapes[index].key_text != key)) continue;
+      if (st.match(st.shapes[index], begin, end, view)) {
         st.matched(index);
         return ScanKind::kEvent;
       }
@@ -778,6 +800,7 @@ void MllogScanner::State::remember(const Fields& f, const char* begin, const cha
   };
   marks(f.time, shape.time);
   marks(f.key, shape.key);
+  shape.key_text.assign(f.key.substr(1, f.key.size() - 2));
   shape.type_is_string = is_string(f.type);
   if (shape.type_is_string) marks(f.type, shape.type);
   shape.name_space_is_string = is_string(f.name_space);
