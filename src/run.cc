@@ -91,6 +91,20 @@ std::optional<long long> value_integer(const E& e) {
   return static_cast<long long>(*v);
 }
 
+// The JSON text of X when `value` (validated JSON text) is exactly {"throughput": X} with
+// X a number, as mlperf_logging writes tracked_stats; "" for anything else (then json_member
+// decides). A sole member cannot repeat, so X is what json_member(value, "throughput") gives.
+std::string_view sole_throughput(std::string_view value) {
+  constexpr std::string_view kHead = "{\"throughput\": ";
+  if (value.size() < kHead.size() + 2 || !value.starts_with(kHead) || value.back() != '}') return {};
+  std::string_view x = value.substr(kHead.size(), value.size() - kHead.size() - 1);
+  for (char c : x) {
+    // A number's characters only; anything else (a nested value, a second member) is "".
+    if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E')) return {};
+  }
+  return x;
+}
+
 // value.<name> when value is an object and the member a number (an EventView's is read in
 // add_event, lazily).
 std::optional<double> value_member_number(const Event& e, std::string_view name) {
@@ -215,7 +229,12 @@ void RunBuilder::add_event(const E& e) {
   } else if (k == "tracked_stats") {
     if constexpr (std::is_same_v<E, EventView>) {
       // Most logs hold thousands: keep the text, parse the last one at finish.
-      std::string_view raw = json_member(e.value, "throughput");
+      // Member names of an EventView hold no escapes: without the text "throughput" in
+      // quotes there is no such member (many logs track only step times and losses).
+      std::string_view raw = sole_throughput(e.value);
+      if (raw.empty() && e.value.find("\"throughput\"") != std::string_view::npos) {
+        raw = json_member(e.value, "throughput");
+      }
       if (!raw.empty() && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'))) {
         throughput_text_.assign(raw);
         throughput_pending_ = true;

@@ -127,6 +127,40 @@ TEST(RunEventView, ValuesOfEveryTypeAreReadAsTheFullParserReadsThem) {
   expect_same_runs(log, "llama2_70b_lora", options("5.1.0"));
 }
 
+TEST(RunEventView, ThroughputHoweverTrackedStatsWritesIt) {
+  // The last numeric value.throughput of tracked_stats, read by the fast path as the full
+  // parser reads it: the sole member mlperf_logging writes, a member among others, a
+  // repeated one (the last counts), and values that hold none (the earlier one stays).
+  struct Case {
+    const char* value;
+    double throughput;
+  };
+  const Case cases[] = {
+      {R"({"throughput": 12.5})", 12.5},
+      {R"({"throughput": -1.5e-7})", -1.5e-7},
+      {R"({"throughput":12.5E+2})", 1250.0},
+      {R"({"throughput": 1, "throughput": 2})", 2.0},
+      {R"({"step": 3, "throughput": 7})", 7.0},
+      {R"({ "throughput" : 8 })", 8.0},
+      {R"({"throughput": {"x": 9}})", 1.0},
+      {R"({"throughput": "fast"})", 1.0},
+      {R"({"note": "throughput"})", 1.0},
+      {R"({"train_step_time": 0.5, "reduced_train_loss": 3.2})", 1.0},
+      {R"({"throughputs": 4})", 1.0},
+      {R"([12.5])", 1.0},
+  };
+  const long long t = 1760000060001;
+  for (const auto& c : cases) {
+    std::string log = head("llama2_70b_lora") + line(t + 1, "tracked_stats", R"({"throughput": 1.0})") +
+                      line(t + 2, "tracked_stats", c.value) + line(t + 60000, "run_stop", "null", R"({"status": "success"})");
+    expect_same_runs(log, "llama2_70b_lora", options("5.1.0"));
+    testing::TempFile file(log);
+    mlperf::Run run = read_run(file.path(), "llama2_70b_lora", facts(), options("5.1.0"));
+    ASSERT_TRUE(run.last_throughput.has_value()) << c.value;
+    EXPECT_EQ(*run.last_throughput, c.throughput) << c.value;
+  }
+}
+
 TEST(RunEventView, StableDiffusionStepsAndBertTrainSamples) {
   std::string sd = head("stable_diffusion");
   const long long t = 1760000060001;
