@@ -2,7 +2,8 @@
 // parser → run builder), each reporting bytes/s and lines/s. The input is AMD's real v5.1
 // MI355X logs shipped in data/examples, with launcher and progress lines between the MLLOG
 // lines in the proportion of the v5.1 round (about 2.3 other lines per MLLOG line, 46 % of
-// the bytes), repeated to 8 MiB. Run: ./build/bench/mlperf_score_bench
+// the bytes), repeated to 8 MiB; or, with MLPERF_SCORE_BENCH_LOGS=DIR, the logs below DIR.
+// Run: ./build/bench/mlperf_score_bench
 // Performance is measured here and by scripts/bench-corpus, never in unit tests.
 
 #include <benchmark/benchmark.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -25,6 +27,10 @@
 #include "mlperf/line_reader.h"
 #include "mlperf/mllog.h"
 #include "mlperf/run.h"
+
+#if MLPERF_SCORE_BENCH_SIMDJSON
+#include <simdjson.h>
+#endif
 
 namespace {
 
@@ -64,6 +70,23 @@ std::vector<std::string> example_logs() {
 // launcher and training output; repeated to kTargetBytes.
 const std::string& corpus_like_text() {
   static const std::string text = [] {
+    // MLPERF_SCORE_BENCH_LOGS=DIR: the result_*.txt files below DIR (e.g. the whole v5.1
+    // round) as they are, instead of the shipped examples.
+    if (const char* dir = std::getenv("MLPERF_SCORE_BENCH_LOGS")) {
+      std::vector<fs::path> files;
+      for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+        const std::string name = entry.path().filename().string();
+        if (entry.is_regular_file() && name.rfind("result_", 0) == 0 && name.ends_with(".txt")) files.push_back(entry.path());
+      }
+      if (files.empty()) throw std::runtime_error(std::string("no result_*.txt under ") + dir);
+      std::sort(files.begin(), files.end());
+      std::string out;
+      for (const auto& f : files) {
+        out += read_file(f);
+        if (!out.empty() && out.back() != '\n') out += '\n';
+      }
+      return out;
+    }
     std::mt19937 rng(5);
     std::string out;
     const std::vector<std::string> logs = example_logs();
@@ -252,6 +275,43 @@ void BM_ReadRun_File(benchmark::State& state) {
   report(state, c.text.size(), c.lines);
 }
 BENCHMARK(BM_ReadRun_File);
+
+#if MLPERF_SCORE_BENCH_SIMDJSON
+// For comparison only (mlperf-score does not use it): simdjson, which issue #5 sanctions for
+// the hot path, validating the same MLLOG payloads and reading time_ms and key. Built when
+// Debian's libsimdjson-dev is installed. Its DOM parser is the mode that validates a whole
+// document, as the scanner does.
+std::vector<std::string_view> payloads(const Corpus& c) {
+  std::vector<std::string_view> out;
+  for (std::string_view line : c.mllog) out.push_back(line.substr(line.rfind(kMllogToken) + kMllogToken.size()));
+  return out;
+}
+
+void BM_Simdjson_DomParsePerLine(benchmark::State& state) {
+  const Corpus& c = corpus();
+  std::vector<simdjson::padded_string> docs;
+  for (std::string_view p : payloads(c)) docs.emplace_back(p);  // padded once, outside the timing
+  simdjson::dom::parser parser;
+  std::uint64_t valid = 0;
+  for (auto _ : state) {
+    for (const auto& doc : docs) {
+      simdjson::dom::element e;
+      double time_ms = 0;
+      std::string_view key;
+      if (parser.parse(doc).get(e) == simdjson::SUCCESS && e["time_ms"].get(time_ms) == simdjson::SUCCESS &&
+          e["key"].get(key) == simdjson::SUCCESS) {
+        ++valid;
+      }
+      benchmark::DoNotOptimize(time_ms);
+      benchmark::DoNotOptimize(key);
+    }
+  }
+  if (valid == 0) state.SkipWithError("simdjson read no event");
+  report(state, c.mllog_bytes, c.mllog.size());
+}
+BENCHMARK(BM_Simdjson_DomParsePerLine);
+
+#endif
 
 }  // namespace
 
