@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <string_view>
 
@@ -65,7 +64,6 @@ std::optional<Ruleset> ruleset_from_path(const fs::path& path) {
 struct Listing {
   std::vector<fs::path> result_files;
   std::vector<fs::path> children;  // directories, symbolic links to them left out
-  bool readable = true;
 };
 
 // Lists `path` once (discovery reads each directory a single time).
@@ -75,7 +73,6 @@ Listing list_directory(const fs::path& path, std::vector<DiscoveryError>& errors
   fs::directory_iterator it(path, ec), end;
   if (ec) {
     errors.push_back({path.string(), "cannot read directory: " + ec.message()});
-    listing.readable = false;
     return listing;
   }
   for (; it != end; it.increment(ec)) {
