@@ -6,8 +6,6 @@
 // undefined behaviour.
 
 #include <cmath>
-#include <cstring>
-#include <optional>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -17,6 +15,7 @@
 #include "mlperf/line_reader.h"
 #include "mlperf/mllog.h"
 #include "mlperf/run.h"
+#include "run_describe.h"  // tests/: every field of a Run as text
 
 namespace {
 const mlperf::Facts& facts() {
@@ -24,56 +23,6 @@ const mlperf::Facts& facts() {
       mlperf::Facts::load(std::filesystem::path(MLPERF_SCORE_SOURCE_DIR) / "configs" / "benchmarks.json");
   return f;
 }
-bool same_double(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-bool same(const std::optional<double>& a, const std::optional<double>& b) {
-  return a.has_value() == b.has_value() && (!a || same_double(*a, *b));
-}
-bool same(const mlperf::EventMark& a, const mlperf::EventMark& b) {
-  return same_double(a.time_ms, b.time_ms) && a.line == b.line;
-}
-bool same(const std::optional<mlperf::EventMark>& a, const std::optional<mlperf::EventMark>& b) {
-  return a.has_value() == b.has_value() && (!a || same(*a, *b));
-}
-
-// Every field of the two Runs, doubles to the bit.
-bool same_run(const mlperf::Run& a, const mlperf::Run& b) {
-  if (a.file != b.file || a.benchmark != b.benchmark || a.division != b.division || a.org != b.org ||
-      a.platform != b.platform || a.global_batch_size != b.global_batch_size) {
-    return false;
-  }
-  if (!same(a.run_start, b.run_start) || !same(a.run_stop, b.run_stop) || !same(a.init_start, b.init_start) ||
-      !same(a.init_stop, b.init_stop) || !same(a.late_init_start, b.late_init_start)) {
-    return false;
-  }
-  if (a.run_start_count != b.run_start_count || a.run_stop_count != b.run_stop_count ||
-      a.init_start_count != b.init_start_count || a.init_stop_count != b.init_stop_count || a.status != b.status ||
-      !same(a.minutes, b.minutes)) {
-    return false;
-  }
-  if (a.quality_target_known != b.quality_target_known || a.quality_target_reached != b.quality_target_reached ||
-      a.converged != b.converged || !same_double(a.samples_to_converge, b.samples_to_converge) ||
-      !same(a.last_throughput, b.last_throughput)) {
-    return false;
-  }
-  if (a.key_census.size() != b.key_census.size()) return false;
-  for (auto i = a.key_census.begin(), j = b.key_census.begin(); i != a.key_census.end(); ++i, ++j) {
-    if (i->first != j->first || i->second.count != j->second.count || !same(i->second.first, j->second.first) ||
-        !same(i->second.last, j->second.last)) {
-      return false;
-    }
-  }
-  if (a.mllog_lines != b.mllog_lines || a.parse_error_count != b.parse_error_count ||
-      a.parse_errors.size() != b.parse_errors.size() || a.drop_reasons != b.drop_reasons || a.notes != b.notes) {
-    return false;
-  }
-  for (std::size_t i = 0; i < a.parse_errors.size(); ++i) {
-    if (a.parse_errors[i].line != b.parse_errors[i].line || a.parse_errors[i].message != b.parse_errors[i].message) {
-      return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -95,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const mlperf::Run run = mlperf::read_run(fast_reader, "fuzz.txt", hint, facts(), options);
   mlperf::LineReader full_reader = reader();
   const mlperf::Run full = mlperf::read_run_full_parser(full_reader, "fuzz.txt", hint, facts(), options);
-  if (!same_run(run, full)) std::abort();
+  if (mlperf::testing::describe(run) != mlperf::testing::describe(full)) std::abort();
   // Invariants: a counted run has minutes; a converged run has finite samples.
   if (run.counted() && !run.minutes) std::abort();
   if (run.converged && std::isinf(run.samples_to_converge)) std::abort();

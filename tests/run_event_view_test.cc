@@ -15,44 +15,17 @@
 #include "mlperf/line_reader.h"
 #include "mlperf/mllog.h"
 #include "mlperf/run.h"
+#include "run_describe.h"
 #include "test_support.h"
 
 namespace mlperf {
 namespace {
 
+using testing::describe;
+
 const Facts& facts() {
   static const Facts f = Facts::load(testing::source_dir() / "configs/benchmarks.json");
   return f;
-}
-
-std::string hex(double x) { return fmt::format("{:a}", x); }
-
-std::string mark(const std::optional<EventMark>& m) {
-  return m ? fmt::format("{}@{}", hex(m->time_ms), m->line) : "-";
-}
-
-// Every field of a Run, doubles to the bit.
-std::string describe(const Run& r) {
-  std::string s = fmt::format("file={} benchmark={} division={} org={} platform={} gbs={}\n", r.file, r.benchmark,
-                              r.division, r.org, r.platform,
-                              r.global_batch_size ? std::to_string(*r.global_batch_size) : "-");
-  s += fmt::format("run_start={} run_stop={} init_start={} init_stop={} late_init_start={}\n", mark(r.run_start),
-                   mark(r.run_stop), mark(r.init_start), mark(r.init_stop), mark(r.late_init_start));
-  s += fmt::format("counts={} {} {} {} status={} minutes={}\n", r.run_start_count, r.run_stop_count,
-                   r.init_start_count, r.init_stop_count, r.status.value_or("-"),
-                   r.minutes ? hex(*r.minutes) : "-");
-  s += fmt::format("target known={} reached={} converged={} samples={} throughput={}\n", r.quality_target_known,
-                   r.quality_target_reached, r.converged, hex(r.samples_to_converge),
-                   r.last_throughput ? hex(*r.last_throughput) : "-");
-  for (const auto& [key, c] : r.key_census) {
-    s += fmt::format("census {} {} {}@{} {}@{}\n", key, c.count, hex(c.first.time_ms), c.first.line,
-                     hex(c.last.time_ms), c.last.line);
-  }
-  s += fmt::format("mllog_lines={} parse_errors={}\n", r.mllog_lines, r.parse_error_count);
-  for (const auto& e : r.parse_errors) s += fmt::format("error {}:{}: {}\n", e.file, e.line, e.message);
-  for (const auto& d : r.drop_reasons) s += "drop " + d + "\n";
-  for (const auto& n : r.notes) s += "note " + n + "\n";
-  return s;
 }
 
 // The reference: every line through LineReader::next and parse_mllog_line.
