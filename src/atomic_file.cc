@@ -86,6 +86,14 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   int closed = ::close(fd);
   fd = -1;
   if (closed != 0) abandon("close failed");
+  // Never rename over anything but a regular file (a device, FIFO or symlink would be
+  // replaced for every other user of it: issue #11); callers resolve links beforehand.
+  struct stat now {};
+  if (::lstat(path.c_str(), &now) == 0 && !S_ISREG(now.st_mode)) {
+    errno = S_ISDIR(now.st_mode) ? EISDIR : EEXIST;
+    abandon(S_ISDIR(now.st_mode) ? "cannot rename the temporary file into place"
+                                 : "not a regular file; it is never replaced");
+  }
   if (::rename(temp.c_str(), path.c_str()) != 0) abandon("cannot rename the temporary file into place");
 
   // Make the rename itself durable; a failure here does not undo a complete write.

@@ -267,7 +267,7 @@ TEST_F(NothingLost, AJunitPathThatIsAFolderOrInAMissingFolderIsAnErrorAndLeavesN
   EXPECT_EQ(run("", "check" + data_dir() + " --junit " + q(output_ / "check.xml") + " " + q(examples())), 2);
   EXPECT_EQ(read_file(output_ / "stderr.txt"),
             "mlperf-score: " + (output_ / "check.xml").string() +
-                ": cannot write: cannot rename the temporary file into place: Is a directory\n");
+                ": cannot write: is a directory\n");
   EXPECT_TRUE(fs::is_empty(output_ / "check.xml"));
   EXPECT_EQ(names_in(output_), (std::set<std::string>{"check.xml", "stderr.txt", "stdout.txt"}));
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "common.h"
-#include "mlperf/atomic_file.h"
+#include "mlperf/output.h"
 #include "mlperf/check.h"
 #include "mlperf/junit.h"
 
@@ -74,7 +74,7 @@ int run_check(const CheckArgs& args) {
 
   if (!args.junit.empty()) {
     try {
-      write_file_atomically(args.junit, junit_xml(reports));
+      write_output_file(args.junit, junit_xml(reports), std::cout);
     } catch (const std::exception& e) {
       fmt::print(stderr, "mlperf-score: {}\n", e.what());
       return kExitInputError;
@@ -91,7 +91,8 @@ Command add_check_command(CLI::App& app) {
   add_scoring_options(cmd, *args, {"table", "json", "github"},
                       "Output format: table, json, or github (workflow annotations)");
   cmd->add_option("--junit", args->junit,
-                  "Also write JUnit XML to FILE (one testsuite per directory, one testcase per check), atomically");
+                  "Also write JUnit XML to FILE (one testsuite per directory, one testcase per check): a regular or new file "
+                  "atomically, a device or FIFO in place, - for standard output");
   add_probe_options(cmd, *args,
                     "Tag directories whose logs name no known platform with this node's GPUs "
                     "and warn when they name another (see `probe`)");

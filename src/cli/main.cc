@@ -2,13 +2,48 @@
 // Each subcommand lives in its own file under src/cli/; this file only dispatches.
 
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "common.h"
+#include "mlperf/output.h"
+
+namespace {
+
+// Issue #11: a report that could not be written is an error, never a silent success. Called
+// once the command has finished: flushes standard output and standard error and turns a
+// failed write into exit status 2 with one message; a closed pipe (`| head`) ends quietly.
+int finish_output(mlperf::CheckedFdBuffer& out, int status) {
+  std::cout.flush();
+  if (out.broken_pipe()) return 128 + SIGPIPE;  // as if SIGPIPE had ended us, which it does when not ignored
+  if (out.error() != 0) {
+    std::fprintf(stderr, "mlperf-score: cannot write the report: %s\n", std::strerror(out.error()));
+    return mlperf::cli::kExitInputError;
+  }
+  if (std::fflush(stderr) != 0 || std::ferror(stderr)) return mlperf::cli::kExitInputError;
+  return status;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace mlperf::cli;
+  // Every report goes through std::cout; this buffer writes with write(2) and keeps the first
+  // error (std::cout's own buffer would lose the reason and the status). The old buffer is
+  // put back before `standard_output` goes away.
+  mlperf::CheckedFdBuffer standard_output(STDOUT_FILENO);
+  struct Restore {
+    std::streambuf* old;
+    ~Restore() { std::cout.rdbuf(old); }
+  } restore{std::cout.rdbuf(&standard_output)};
+
   CLI::App app{"mlperf-score: MLPerf Training result logs → time to train, RCP check, score"};
   app.set_version_flag("--version", "mlperf-score 0.1.0");
   app.require_subcommand(1);
@@ -20,10 +55,20 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
-    return code == 0 ? 0 : kExitInputError;
+    return finish_output(standard_output, code == 0 ? 0 : kExitInputError);
   }
   for (const auto& c : commands) {
-    if (*c.app) return c.run();
+    if (!*c.app) continue;
+    int status = kExitInputError;
+    try {
+      status = c.run();
+    } catch (const std::exception& e) {
+      // fmt::print throws when standard error cannot be written (`2>/dev/full`); anything
+      // else escaping a command is a bug, still reported as a message and status 2.
+      std::fprintf(stderr, "mlperf-score: %s\n", e.what());
+      status = kExitInputError;
+    }
+    return finish_output(standard_output, status);
   }
-  return kExitInputError;
+  return finish_output(standard_output, kExitInputError);
 }

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -46,8 +47,9 @@ class Output {
     if (buffer_.size() >= kBlockBytes) flush();
   }
   void flush() {
-    if (!buffer_.empty()) std::fwrite(buffer_.data(), 1, buffer_.size(), stdout);
-    std::fflush(stdout);
+    // std::cout's buffer is main's CheckedFdBuffer: a failed write is reported at the end.
+    if (!buffer_.empty()) std::cout.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    std::cout.flush();
     buffer_.clear();
   }
 
