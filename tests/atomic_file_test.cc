@@ -14,15 +14,11 @@ namespace mlperf {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::names_in;
 using testing::read_file;
 using testing::TempDir;
 using testing::write_file;
 
-std::set<std::string> names_in(const fs::path& dir) {
-  std::set<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
-  return names;
-}
 
 TEST(AtomicFile, WritesANewFile) {
   TempDir tmp;

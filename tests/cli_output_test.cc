@@ -24,6 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::example_system;
+using testing::names_in;
 using testing::read_file;
 using testing::run_command;
 using testing::source_dir;
@@ -32,11 +33,6 @@ using testing::write_file;
 
 std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
-std::set<std::string> names_in(const fs::path& dir) {
-  std::set<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
-  return names;
-}
 
 bool is_char_device(const fs::path& p) {
   struct stat st {};

@@ -25,6 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace testing::hostile;
+using testing::names_in;
 using testing::read_file;
 using testing::run_command;
 using testing::source_dir;
@@ -92,12 +93,6 @@ std::vector<std::string> users() {
   return out;
 }
 
-// Files and folders directly in `folder`, by name.
-std::set<std::string> names_in(const fs::path& folder) {
-  std::set<std::string> out;
-  for (const auto& e : fs::directory_iterator(folder)) out.insert(e.path().filename().string());
-  return out;
-}
 
 class NothingLost : public ::testing::Test {
  protected:
