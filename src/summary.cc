@@ -1,4 +1,5 @@
 #include "mlperf/summary.h"
+#include "mlperf/inference/result.h"
 #include "mlperf/table_text.h"
 
 #include <algorithm>
@@ -106,6 +107,7 @@ Summary summarize(const std::vector<DirectoryResult>& results, const Facts& fact
   Summary summary;
   // Columns: each ruleset's round, then strays.
   for (const auto& r : results) {
+    if (r.dir.loadgen) continue;  // inference columns are model/scenario, in order of appearance
     std::string ruleset = r.ruleset.str();
     if (std::find(summary.rulesets.begin(), summary.rulesets.end(), ruleset) != summary.rulesets.end()) continue;
     summary.rulesets.push_back(ruleset);
@@ -123,7 +125,8 @@ Summary summarize(const std::vector<DirectoryResult>& results, const Facts& fact
     const DirectoryResult& r = results[i];
     fs::path norm = fs::absolute(r.dir.path).lexically_normal();
     if (!norm.has_filename()) norm = norm.parent_path();
-    std::string key = norm.parent_path().string();
+    // Inference: <system>/<model>/<scenario>, one row per system as the official table.
+    std::string key = (r.dir.loadgen && !r.dir.loadgen->bare ? norm.parent_path() : norm).parent_path().string();
     auto [it, inserted] = row_of.emplace(key, summary.systems.size());
     if (inserted) {
       SystemRow row;
@@ -162,7 +165,7 @@ Summary summarize(const std::vector<DirectoryResult>& results, const Facts& fact
       continue;
     }
     row.result_index[column] = i;
-    row.scores[column] = r.score_minutes;
+    row.scores[column] = r.inference ? r.inference->performance_result : r.score_minutes;
   }
   return summary;
 }
