@@ -58,9 +58,21 @@ const PublishedFigure* InferenceData::find(const std::string& round, const std::
   return by_platform;
 }
 
+std::string InferenceData::accelerator_of(const fs::path& system_description) const {
+  std::string key = system_description.string();
+  {
+    std::lock_guard lock(cache_->mutex);
+    if (auto it = cache_->accelerators.find(key); it != cache_->accelerators.end()) return it->second;
+  }
+  std::string name = read_system_description(system_description).accelerator_model_name;
+  std::lock_guard lock(cache_->mutex);
+  return cache_->accelerators.emplace(key, name).first->second;
+}
+
 InferenceData load_inference_data(const fs::path& root) {
   InferenceData data;
   data.rules = InferenceRules::load(root / "configs" / "inference_rules.json");
+  data.keys_read = data.rules.keys_read();
   fs::path file = root / "configs" / "expected_results.json";
   std::ifstream in(file);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open expected results", file.string()));
@@ -85,6 +97,11 @@ bool is_compliance_folder(const std::string& name) {
 }
 
 std::optional<LoadgenRun> find_loadgen_run(const fs::path& path, bool has_logs, const std::vector<fs::path>& children) {
+  // Every folder of a tree passes here: name checks first, paths built only for a match.
+  auto performance = std::find_if(children.begin(), children.end(),
+                                  [](const fs::path& c) { return c.filename() == "performance"; });
+  if (!has_logs && performance == children.end()) return std::nullopt;
+  if (!has_logs && !holds_logs(*performance / "run_1")) return std::nullopt;
   fs::path norm = fs::absolute(path).lexically_normal();
   if (!norm.has_filename()) norm = norm.parent_path();
   LoadgenRun run;
@@ -101,17 +118,11 @@ std::optional<LoadgenRun> find_loadgen_run(const fs::path& path, bool has_logs, 
     }
     return run;
   }
-  for (const auto& child : children) {
-    if (child.filename() != "performance") continue;
-    fs::path run_dir = child / "run_1";
-    if (!holds_logs(run_dir)) return std::nullopt;
-    run.run_dir = run_dir;
-    run.scenario_dir = norm;
-    run.scenario = norm.filename().string();
-    run.division = division_of(norm);
-    return run;
-  }
-  return std::nullopt;
+  run.run_dir = *performance / "run_1";
+  run.scenario_dir = norm;
+  run.scenario = norm.filename().string();
+  run.division = division_of(norm);
+  return run;
 }
 
 DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataContext& data,
@@ -126,7 +137,7 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     const InferenceData& inf = data.inference();
     const InferenceRules& rules = inf.rules;
     fs::path detail = run.run_dir / kDetailLogName;
-    LoadgenLog log = exists_file(detail) ? read_detail_log(detail, rules.keys_read())
+    LoadgenLog log = exists_file(detail) ? read_detail_log(detail, inf.keys_read)
                                          : read_summary_log(run.run_dir / kSummaryLogName, rules.summary_labels);
     for (const auto& e : log.parse_errors) out.errors.push_back(fmt::format("{}:{}: {}", e.file, e.line, e.message));
 
@@ -164,7 +175,7 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     // Platform: the system description's accelerator, else the system folder name.
     if (dir.system_description) {
       try {
-        out.accelerator_model_name = read_system_description(*dir.system_description).accelerator_model_name;
+        out.accelerator_model_name = inf.accelerator_of(*dir.system_description);
       } catch (const std::exception& e) {
         out.warnings.push_back(e.what());
       }

@@ -4,7 +4,11 @@
 
 #include <filesystem>
 #include <iosfwd>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,10 +35,23 @@ struct PublishedFigure {
 struct InferenceData {
   InferenceRules rules;
   std::vector<PublishedFigure> expected;
+  std::set<std::string, std::less<>> keys_read;  ///< rules.keys_read(), computed once
+
+  /// accelerator_model_name of a system description, read once per file (every scenario
+  /// folder of a system names the same one). Thread-safe. Throws std::runtime_error naming
+  /// the file when it cannot be read (again on each call).
+  std::string accelerator_of(const std::filesystem::path& system_description) const;
 
   /// The figure for (round, model, scenario) on `system`, else the first on `platform`; nullptr.
   const PublishedFigure* find(const std::string& round, const std::string& model, const std::string& scenario,
                               const std::string& system, const std::string& platform) const;
+
+ private:
+  struct Cache {
+    std::mutex mutex;
+    std::map<std::string, std::string> accelerators;
+  };
+  std::shared_ptr<Cache> cache_ = std::make_shared<Cache>();
 };
 
 /// Loads configs/inference_rules.json and the "inference" array of
