@@ -258,8 +258,12 @@ InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& r
     if (auto target = rr.server_target_latency_ns.find(model);
         target != rr.server_target_latency_ns.end() && loadgen_scenario == "Server") {
       std::optional<double> latency = log.number("effective_target_latency_ns");
-      add("server_target_latency_ns", latency && *latency <= target->second, value_or_null(latency), number_json(target->second),
-          log.line("effective_target_latency_ns"), "Server target latency above the model's constraint");
+      // LLM summaries print TTFT/TPOT targets instead; the detail log has this key (0).
+      if (latency || !log.from_summary) {
+        add("server_target_latency_ns", latency && *latency <= target->second, value_or_null(latency),
+            number_json(target->second), log.line("effective_target_latency_ns"),
+            "Server target latency above the model's constraint");
+      }
     }
   }
   if (auto m = rr.llm_latency_limits.find(model); m != rr.llm_latency_limits.end()) {
