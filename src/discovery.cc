@@ -149,7 +149,7 @@ void walk(const fs::path& path, std::vector<BenchmarkDir>& out, std::vector<Disc
   // An inference scenario folder (or a bare loadgen run) is a leaf too: its model folder
   // tells the system and submitter as a training benchmark folder does.
   if (auto run = inference::find_loadgen_run(path, listing.loadgen_logs, listing.children)) {
-    BenchmarkDir dir = as_benchmark_dir(run->bare ? run->scenario_dir : run->scenario_dir.parent_path(), {});
+    BenchmarkDir dir = as_benchmark_dir(run->bare ? run->scenario_dir : run->scenario_dir / "..", {});
     dir.path = path;
     dir.loadgen = std::move(*run);
     out.push_back(std::move(dir));

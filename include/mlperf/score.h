@@ -67,9 +67,8 @@ std::filesystem::path find_data_root(const std::optional<std::filesystem::path>&
 /// An MLPerf Inference scenario folder's loadgen run (see inference/score.h).
 struct LoadgenRun {
   std::filesystem::path run_dir;  ///< folder holding mlperf_log_detail.txt and/or mlperf_log_summary.txt
-  std::filesystem::path scenario_dir;  ///< <model>/<scenario> folder (absolute); the run folder when bare
+  std::filesystem::path scenario_dir;  ///< the <model>/<scenario> folder; the run folder when bare
   std::string scenario;           ///< the scenario folder name; "" for a bare folder (from the log)
-  std::string division;           ///< <division> of <division>/<org>/results/..., else ""
   bool bare = false;              ///< the logs lie in the folder itself, outside the submission layout
 };
 

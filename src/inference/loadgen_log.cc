@@ -82,7 +82,6 @@ LoadgenLog read_detail_log(const std::filesystem::path& file, const std::set<std
   LoadgenLog log;
   log.file = file;
   LineReader reader(file_source(file));
-  MllogScanner scanner;
   Line line;
   EventView view;
   Event event;
@@ -93,7 +92,9 @@ LoadgenLog read_detail_log(const std::filesystem::path& file, const std::set<std
     if (skippable(line.text.substr(kMllogToken.size()), wanted)) continue;
     std::string_view key, metadata, value;
     std::string value_text, metadata_text;
-    if (scanner.scan(line.text, view, line.needle_at) == ScanKind::kEvent) {
+    // The plain scanner: the lines kept are few and of many shapes, which MllogScanner's
+    // shape memory only pays for on repetitive logs.
+    if (scan_mllog_line(line.text, view, line.needle_at) == ScanKind::kEvent) {
       key = view.key;
       value = view.value.empty() ? std::string_view("null") : view.value;
       metadata = view.metadata;

@@ -97,31 +97,34 @@ bool is_compliance_folder(const std::string& name) {
 }
 
 std::optional<LoadgenRun> find_loadgen_run(const fs::path& path, bool has_logs, const std::vector<fs::path>& children) {
-  // Every folder of a tree passes here: name checks first, paths built only for a match.
+  // Every folder of a tree passes here: name checks first, and the usual case (a scenario
+  // folder found by walking) builds no normalized path; the division is read when scored.
   auto performance = std::find_if(children.begin(), children.end(),
                                   [](const fs::path& c) { return c.filename() == "performance"; });
   if (!has_logs && performance == children.end()) return std::nullopt;
   if (!has_logs && !holds_logs(*performance / "run_1")) return std::nullopt;
-  fs::path norm = fs::absolute(path).lexically_normal();
-  if (!norm.has_filename()) norm = norm.parent_path();
+  fs::path name = path.has_filename() ? path : path.parent_path();
   LoadgenRun run;
-  if (has_logs) {
-    // A bare folder; performance/run_N inside a scenario folder still names its scenario.
-    run.run_dir = path;
-    run.scenario_dir = norm;
-    run.bare = true;
-    if (norm.parent_path().filename() == "performance") {
-      run.scenario_dir = norm.parent_path().parent_path();
-      run.scenario = run.scenario_dir.filename().string();
-      run.division = division_of(run.scenario_dir);
-      run.bare = false;
-    }
+  if (!has_logs && name.filename() != "." && name.filename() != "..") {
+    run.run_dir = *performance / "run_1";
+    run.scenario_dir = name;
+    run.scenario = name.filename().string();
     return run;
   }
-  run.run_dir = *performance / "run_1";
+  fs::path norm = fs::absolute(path).lexically_normal();
+  if (!norm.has_filename()) norm = norm.parent_path();
+  run.run_dir = has_logs ? path : *performance / "run_1";
   run.scenario_dir = norm;
   run.scenario = norm.filename().string();
-  run.division = division_of(norm);
+  run.bare = has_logs;
+  if (has_logs && norm.parent_path().filename() == "performance") {
+    // performance/run_N inside a scenario folder still names its scenario.
+    run.scenario_dir = norm.parent_path().parent_path();
+    run.scenario = run.scenario_dir.filename().string();
+    run.bare = false;
+  } else if (has_logs) {
+    run.scenario.clear();  // a bare folder: the scenario comes from the log
+  }
   return run;
 }
 
@@ -130,7 +133,7 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
   DirectoryResult out;
   out.dir = dir;
   out.benchmark = dir.benchmark_name;
-  out.division = dir.loadgen->division;
+  out.division = division_of(fs::absolute(dir.loadgen->scenario_dir).lexically_normal());
   out.ruleset_source = "";
   const LoadgenRun& run = *dir.loadgen;
   try {

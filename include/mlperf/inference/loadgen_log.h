@@ -53,7 +53,7 @@ struct LoadgenLog {
   std::uint64_t line(std::string_view key) const;
 };
 
-/// Reads the MLLOG events of a detail log in one streaming pass (LineReader + MllogScanner,
+/// Reads the MLLOG events of a detail log in one streaming pass (LineReader + scan_mllog_line,
 /// the full parser for lines the scanner is unsure of), keeping the first value of each key
 /// in `wanted` and counting loadgen errors. Lines that hold ":::MLLOG " but do not parse are
 /// listed in parse_errors with their line; the rest is still read. Lines in loadgen's usual
