@@ -15,7 +15,8 @@ CheckReport check_inference_directory(const DirectoryResult& r) {
   report.input_error = !r.errors.empty();
   const InferenceResult* i = r.inference.get();
   report.benchmark = i ? i->model + "/" + i->scenario : r.benchmark;
-  report.ruleset_source = i ? "round " + i->round + " (" + i->round_source + ")" : "";
+  report.ruleset = r.ruleset;  // the round, v4.1 → 4.1.0
+  report.ruleset_source = r.ruleset_source;
 
   CheckResult input{"input_readable", "the loadgen log can be read and its MLLOG lines parse", {}};
   for (const auto& e : r.errors) {
@@ -24,7 +25,7 @@ CheckReport check_inference_directory(const DirectoryResult& r) {
   report.checks.push_back(std::move(input));
   if (!i) return report;
   for (const auto& c : i->checks) {
-    CheckResult check{"loadgen_" + c.name, fmt::format("{} meets its limit ({})", c.name, c.limit.dump()), {}};
+    CheckResult check{c.name.starts_with("loadgen_") ? c.name : "loadgen_" + c.name, fmt::format("{} meets its limit ({})", c.name, c.limit.dump()), {}};
     if (!c.passed) {
       check.findings.push_back({check.check, Finding::kError, i->log_file, c.line,
                                 fmt::format("{}: value {}, limit {}", c.message,

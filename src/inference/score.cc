@@ -134,7 +134,6 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
   out.dir = dir;
   out.benchmark = dir.benchmark_name;
   out.division = division_of(fs::absolute(dir.loadgen->scenario_dir).lexically_normal());
-  out.ruleset_source = "";
   const LoadgenRun& run = *dir.loadgen;
   try {
     const InferenceData& inf = data.inference();
@@ -172,6 +171,9 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     auto result = std::make_shared<InferenceResult>(
         score_loadgen_run(log, rules, round, model, scenario, out.division.empty() ? "closed" : out.division));
     result->round_source = round_source;
+    // The round as a version (v4.1 → 4.1.0), so reports that print a ruleset show it.
+    if (auto version = Ruleset::parse(std::string_view(result->round).substr(1))) out.ruleset = *version;
+    out.ruleset_source = round_source;
     // Summaries and comparisons group by this: one column per model and scenario.
     out.benchmark = result->model + "/" + result->scenario;
 

@@ -9,7 +9,7 @@ namespace mlperf::inference {
 
 /// The check report of a scored inference directory (`result.dir.loadgen` set): the
 /// "input_readable" check (unreadable or malformed log lines, each FILE:LINE), then one
-/// check per validity condition, id "loadgen_<name>" (result_validity, loadgen_errors,
+/// check per validity condition, id "loadgen_<name>" (result_validity, loadgen_errors (as is),
 /// min_duration, min_query_count, offline_samples_per_query, early_stopping,
 /// server_target_latency_ns, ttft_99_percentile_ns, tpot_99_percentile_ns, inferred_result,
 /// performance_result). A failed condition is an error at the line of the log its value
