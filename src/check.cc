@@ -1,4 +1,5 @@
 #include "mlperf/check.h"
+#include "mlperf/inference/check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -482,6 +483,7 @@ const CheckResult* CheckReport::find(std::string_view check) const {
 
 CheckReport check_directory(const DirectoryResult& r, const CheckRuleSet& rules, const Facts& facts,
                             const CheckOptions& options) {
+  if (r.dir.loadgen) return inference::check_inference_directory(r);
   CheckReport report;
   report.directory = r.dir.path.string();
   report.submitter = r.dir.submitter;

@@ -1,4 +1,5 @@
 #include "mlperf/compare.h"
+#include "mlperf/inference/score.h"
 #include "mlperf/table_text.h"
 
 #include <algorithm>
@@ -78,7 +79,8 @@ void write_comparison_table(std::ostream& out, const Comparison& c) {
       table.push_back({r.submitter.empty() ? "-" : r.submitter,
                        r.system.empty() ? "-" : r.system,
                        r.platform.empty() ? "unknown" : r.platform,
-                       fixed(r.score_minutes, "{:.2f}"),
+                       r.performance_result ? fmt::format("{:.2f} {}", *r.performance_result, r.units)
+                                            : fixed(r.score_minutes, "{:.2f}"),
                        r.speedup ? fmt::format("{:.3f}x", *r.speedup) : "-",
                        fixed(r.minutes.min_minutes, "{:.4f}"),
                        fixed(r.minutes.median_minutes, "{:.4f}"),
@@ -173,6 +175,11 @@ Comparison compare_results(const std::vector<DirectoryResult>& results, std::siz
           row.speedup = *b.score_minutes / *r.score_minutes;
         }
       }
+      if (r.inference) {
+        row.performance_result = r.inference->performance_result;
+        row.units = r.inference->units;
+        if (base != baseline_of.end()) row.speedup = inference::speedup(results[base->second], r);
+      }
       row.minutes = run_minutes_stats(r.runs);
       double samples = 0;
       for (const auto& run : r.runs) {
@@ -201,6 +208,8 @@ nlohmann::json to_json(const ComparisonRow& r) {
       {"division", r.division},
       {"ruleset", r.ruleset},
       {"score_minutes", json_number_or_null(r.score_minutes)},
+      {"performance_result", json_number_or_null(r.performance_result)},
+      {"units", json_string_or_null(r.units)},
       {"passed", r.passed},
       {"is_baseline", r.is_baseline},
       {"baseline_directory", json_string_or_null(r.baseline_directory)},

@@ -2,6 +2,7 @@
 #include <charconv>
 #include <string_view>
 
+#include "mlperf/inference/score.h"
 #include "mlperf/score.h"
 
 namespace mlperf {
@@ -64,6 +65,7 @@ std::optional<Ruleset> ruleset_from_path(const fs::path& path) {
 struct Listing {
   std::vector<fs::path> result_files;
   std::vector<fs::path> children;  // directories, symbolic links to them left out
+  bool loadgen_logs = false;       // holds mlperf_log_detail.txt or mlperf_log_summary.txt
 };
 
 // Lists `path` once (discovery reads each directory a single time).
@@ -87,6 +89,7 @@ Listing list_directory(const fs::path& path, std::vector<DiscoveryError>& errors
       listing.result_files.push_back(it->path());
       continue;
     }
+    if (inference::is_loadgen_log_name(name)) listing.loadgen_logs = true;
     std::error_code type_ec;
     // Never follow symbolic links to directories: a link loop would never end.
     if (it->is_directory(type_ec) && !it->is_symlink(type_ec)) listing.children.push_back(it->path());
@@ -143,8 +146,19 @@ void walk(const fs::path& path, std::vector<BenchmarkDir>& out, std::vector<Disc
     out.push_back(as_benchmark_dir(path, std::move(listing.result_files)));
     return;  // a benchmark directory is a leaf
   }
+  // An inference scenario folder (or a bare loadgen run) is a leaf too: its model folder
+  // tells the system and submitter as a training benchmark folder does.
+  if (auto run = inference::find_loadgen_run(path, listing.loadgen_logs, listing.children)) {
+    BenchmarkDir dir = as_benchmark_dir(run->bare ? run->scenario_dir : run->scenario_dir / "..", {});
+    dir.path = path;
+    dir.loadgen = std::move(*run);
+    out.push_back(std::move(dir));
+    return;
+  }
   std::sort(listing.children.begin(), listing.children.end());
-  for (const auto& child : listing.children) walk(child, out, errors, depth + 1);
+  for (const auto& child : listing.children) {
+    if (!inference::is_compliance_folder(child.filename().string())) walk(child, out, errors, depth + 1);
+  }
 }
 
 }  // namespace

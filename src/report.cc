@@ -1,4 +1,5 @@
 #include "mlperf/report.h"
+#include "mlperf/inference/score.h"
 #include "mlperf/parallel.h"
 #include "mlperf/table_text.h"
 
@@ -93,6 +94,7 @@ std::optional<ReportFormat> parse_report_format(const std::string& name) {
 }
 
 nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
+  if (r.dir.loadgen) return inference::to_json(r);
   nlohmann::json runs = nlohmann::json::array();
   for (std::size_t i = 0; i < r.runs.size(); ++i) {
     const Run& run = r.runs[i];
@@ -141,6 +143,7 @@ nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
   }
   return {
       {"directory", r.dir.path.string()},
+      {"kind", "training"},
       {"submitter", json_string_or_null(r.dir.submitter)},
       {"system", json_string_or_null(r.dir.system)},
       {"benchmark", r.benchmark},
@@ -164,6 +167,7 @@ nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
 }
 
 void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
+  if (r.dir.loadgen) return inference::write_table(out, r);
   fmt::print(out, "{} / {} / {}\n", r.dir.submitter.empty() ? "-" : r.dir.submitter,
              r.dir.system.empty() ? "-" : r.dir.system, r.benchmark);
   fmt::print(out, "  directory  {}\n", r.dir.path.string());

@@ -1,4 +1,5 @@
 #include "mlperf/score.h"
+#include "mlperf/inference/score.h"
 
 #include <algorithm>
 #include <cmath>
@@ -109,6 +110,7 @@ void read_result_files(const BenchmarkDir& dir, const Facts& facts, const RunOpt
 // score_directory with the runs score_directories read ahead (null: read them here).
 DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options,
                                      ReadAhead* ahead) {
+  if (dir.loadgen) return inference::score_inference_directory(dir, data, options);
   DirectoryResult out;
   out.dir = dir;
   if (options.ruleset) {

@@ -1,4 +1,5 @@
 #include "mlperf/summary.h"
+#include "mlperf/inference/result.h"
 #include "mlperf/table_text.h"
 
 #include <algorithm>
@@ -72,11 +73,15 @@ std::vector<std::string> description_cells(const SystemRow& s) {
 
 // A score cell: 2 decimals; `absent` when the system has no directory; "no score" when it
 // has one without a valid score.
-std::string score_cell(const SystemRow& s, std::size_t column, const char* absent) {
+std::string score_cell(const SystemRow& s, std::size_t column, const char* absent, bool inference = false) {
   if (!s.result_index[column]) return absent;
   if (!s.scores[column]) return "no score";
-  return fmt::format("{:.2f}", *s.scores[column]);
+  // Inference figures as the official table prints them (6 significant digits).
+  return inference ? fmt::format("{:.6g}", *s.scores[column]) : fmt::format("{:.2f}", *s.scores[column]);
 }
+
+// Inference columns are named <model>/<scenario>; training benchmark names hold no '/'.
+bool is_inference_column(const std::string& name) { return name.find('/') != std::string::npos; }
 
 }  // namespace
 
@@ -106,6 +111,7 @@ Summary summarize(const std::vector<DirectoryResult>& results, const Facts& fact
   Summary summary;
   // Columns: each ruleset's round, then strays.
   for (const auto& r : results) {
+    if (r.dir.loadgen) continue;  // inference columns are model/scenario, in order of appearance
     std::string ruleset = r.ruleset.str();
     if (std::find(summary.rulesets.begin(), summary.rulesets.end(), ruleset) != summary.rulesets.end()) continue;
     summary.rulesets.push_back(ruleset);
@@ -123,7 +129,8 @@ Summary summarize(const std::vector<DirectoryResult>& results, const Facts& fact
     const DirectoryResult& r = results[i];
     fs::path norm = fs::absolute(r.dir.path).lexically_normal();
     if (!norm.has_filename()) norm = norm.parent_path();
-    std::string key = norm.parent_path().string();
+    // Inference: <system>/<model>/<scenario>, one row per system as the official table.
+    std::string key = (r.dir.loadgen && !r.dir.loadgen->bare ? norm.parent_path() : norm).parent_path().string();
     auto [it, inserted] = row_of.emplace(key, summary.systems.size());
     if (inserted) {
       SystemRow row;
@@ -162,7 +169,7 @@ Summary summarize(const std::vector<DirectoryResult>& results, const Facts& fact
       continue;
     }
     row.result_index[column] = i;
-    row.scores[column] = r.score_minutes;
+    row.scores[column] = r.inference ? r.inference->performance_result : r.score_minutes;
   }
   return summary;
 }
@@ -214,7 +221,7 @@ void write_summary(std::ostream& out, const Summary& summary, const std::vector<
       out << '\n';
       for (const auto& s : summary.systems) {
         auto row = description_cells(s);
-        for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) row.push_back(score_cell(s, c, ""));
+        for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) row.push_back(score_cell(s, c, "", is_inference_column(summary.benchmarks[c])));
         for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_field(row[i]);
         out << '\n';
       }
@@ -231,7 +238,7 @@ void write_summary(std::ostream& out, const Summary& summary, const std::vector<
       for (const auto& s : summary.systems) {
         out << '|';
         for (const auto& cell : description_cells(s)) out << ' ' << markdown_cell(cell) << " |";
-        for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) out << ' ' << score_cell(s, c, "") << " |";
+        for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) out << ' ' << score_cell(s, c, "", is_inference_column(summary.benchmarks[c])) << " |";
         out << '\n';
       }
       break;
@@ -245,7 +252,7 @@ void write_summary(std::ostream& out, const Summary& summary, const std::vector<
         for (auto& cell : row) {
           if (cell.empty()) cell = "-";
         }
-        for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) row.push_back(score_cell(s, c, "-"));
+        for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) row.push_back(score_cell(s, c, "-", is_inference_column(summary.benchmarks[c])));
         table.push_back(std::move(row));
       }
       std::vector<std::size_t> width(header.size());
@@ -253,8 +260,15 @@ void write_summary(std::ostream& out, const Summary& summary, const std::vector<
         width[i] = display_width(header[i]);
         for (const auto& row : table) width[i] = std::max(width[i], display_width(row[i]));
       }
-      fmt::print(out, "Scores in minutes (time to train × RCP normalization factor), ruleset {}\n",
-                 summary.rulesets.empty() ? std::string("-") : fmt::format("{}", fmt::join(summary.rulesets, ", ")));
+      bool inference = std::any_of(summary.benchmarks.begin(), summary.benchmarks.end(), is_inference_column);
+      if (!summary.rulesets.empty() || !inference) {
+        fmt::print(out, "Scores in minutes (time to train × RCP normalization factor), ruleset {}\n",
+                   summary.rulesets.empty() ? std::string("-") : fmt::format("{}", fmt::join(summary.rulesets, ", ")));
+      }
+      if (inference) {
+        fmt::print(out, "Inference: Performance_Result per <model>/<scenario> as the official results table "
+                        "(Tokens/s, Samples/s, Queries/s or Latency (ms))\n");
+      }
       auto print_row = [&](const std::vector<std::string>& row) {
         std::string line;
         for (std::size_t i = 0; i < row.size(); ++i) {

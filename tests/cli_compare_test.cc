@@ -65,17 +65,17 @@ TEST(CliCompare, UsageAndInputErrorsExitTwo) {
 }
 
 TEST(CliSummarize, ExamplesTableAndJson) {
-  auto table = run_command(binary() + " summarize " + q(source_dir() / "data/examples") + " 2>/dev/null");
+  auto table = run_command(binary() + " summarize " + q(source_dir() / "data/examples/training_results_v5.1") + " 2>/dev/null");
   ASSERT_EQ(table.status, 0) << table.out;
   EXPECT_NE(table.out.find("AMD Instinct MI355X"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("99.71"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("10.18"), std::string::npos) << table.out;
   EXPECT_EQ(std::count(table.out.begin(), table.out.end(), '\n'), 3) << table.out;  // title, header, 1 system
 
-  auto json = run_command(binary() + " summarize --format json " + q(source_dir() / "data/examples") + " 2>/dev/null");
+  auto json = run_command(binary() + " summarize --format json " + q(source_dir() / "data/examples/training_results_v5.1") + " 2>/dev/null");
   ASSERT_EQ(json.status, 0);
   auto doc = nlohmann::json::parse(json.out);
-  auto score = run_command(binary() + " score --format json " + q(source_dir() / "data/examples") + " 2>/dev/null");
+  auto score = run_command(binary() + " score --format json " + q(source_dir() / "data/examples/training_results_v5.1") + " 2>/dev/null");
   // Exactly the per-directory JSON of `score --format json`.
   EXPECT_EQ(doc["results"], nlohmann::json::parse(score.out)["results"]);
   EXPECT_EQ(doc["systems"][0]["accelerator_count"], 8);

@@ -416,7 +416,7 @@ TEST_F(CliHostile, DirectoryWithNoResultFiles) {
   fs::create_directories(dir);
   write_file(dir / "result_0.log", read_file(example_file(0)));
   write_file(dir / "README.md", "");
-  const std::string message = "mlperf-score: " + dir.string() + ": no result files (result_*.txt) found\n";
+  const std::string message = "mlperf-score: " + dir.string() + ": no result files (result_*.txt) or loadgen logs (mlperf_log_detail.txt) found\n";
   for (const char* command : {"score", "check", "compare", "summarize"}) {
     Outcome o = run(std::string(command) + " " + q(dir));
     EXPECT_EQ(o.status, 2) << command;

@@ -27,7 +27,7 @@ class ScoreDirectories : public ::testing::Test {
 
   std::vector<BenchmarkDir> example_dirs() {
     std::vector<DiscoveryError> errors;
-    auto dirs = find_benchmark_dirs(testing::source_dir() / "data/examples", errors);
+    auto dirs = find_benchmark_dirs(testing::source_dir() / "data/examples/training_results_v5.1", errors);
     EXPECT_TRUE(errors.empty());
     EXPECT_EQ(dirs.size(), 2u);
     return dirs;

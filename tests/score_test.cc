@@ -20,7 +20,7 @@ class ScoreTest : public ::testing::Test {
 
 TEST_F(ScoreTest, FindsBothExampleDirectoriesInSortedOrder) {
   std::vector<DiscoveryError> errors;
-  auto dirs = find_benchmark_dirs(source_dir() / "data/examples", errors);
+  auto dirs = find_benchmark_dirs(source_dir() / "data/examples/training_results_v5.1", errors);
   EXPECT_TRUE(errors.empty());
   ASSERT_EQ(dirs.size(), 2u);
   EXPECT_EQ(dirs[0].benchmark_name, "llama2_70b_lora");

@@ -27,7 +27,7 @@ class SummaryExamples : public ::testing::Test {
  protected:
   void SetUp() override {
     std::vector<DiscoveryError> errors;
-    auto dirs = find_benchmark_dirs(source_dir() / "data/examples", errors);
+    auto dirs = find_benchmark_dirs(source_dir() / "data/examples/training_results_v5.1", errors);
     ASSERT_EQ(dirs.size(), 2u);
     results_ = score_directories(dirs, data_, ScoreOptions{});  // ruleset 5.1.0 from the path
   }

@@ -44,6 +44,11 @@ struct ComparisonRow {
   std::string division;
   std::string ruleset;    ///< "X.Y.Z"
   std::optional<double> score_minutes;  ///< scoring.md §5; nullopt when there is no valid score
+  /// Inference rows: the headline figure in `units` (score_minutes stays empty). A latency
+  /// is better lower, a throughput higher: `speedup` is this over the baseline for
+  /// throughputs, the baseline over this for latencies (2.0: twice as good either way).
+  std::optional<double> performance_result;
+  std::string units;
   bool passed = false;
   bool is_baseline = false;               ///< this row is its benchmark's baseline
   std::string baseline_directory;         ///< "" when no baseline directory has this benchmark

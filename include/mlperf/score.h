@@ -18,6 +18,11 @@
 
 namespace mlperf {
 
+namespace inference {
+struct InferenceData;
+struct InferenceResult;
+}  // namespace inference
+
 /// The shipped data, loaded once: facts, RCP tables, platforms, expected results.
 class DataContext {
  public:
@@ -38,6 +43,10 @@ class DataContext {
                                                      const Ruleset& ruleset) const;
   /// The rulesets with an RCP folder shipped for `usage` ("training"/"hpc").
   std::vector<Ruleset> rcp_rulesets(const std::string& usage) const;
+  /// configs/inference_rules.json and the "inference" figures of expected_results.json, read
+  /// on first use (src/inference/score.cc). Thread-safe. Throws std::runtime_error naming
+  /// the file when either is malformed (again on each call).
+  const inference::InferenceData& inference() const;
 
  private:
   std::filesystem::path root_;
@@ -46,6 +55,7 @@ class DataContext {
   ExpectedResults expected_;
   mutable std::mutex mutex_;
   mutable std::map<std::string, std::shared_ptr<const std::vector<RcpRecord>>> rcp_cache_;
+  mutable std::shared_ptr<const inference::InferenceData> inference_;
 };
 
 /// Finds the data root: `explicit_dir` when given; else $MLPERF_SCORE_DATA_DIR; else the
@@ -54,7 +64,16 @@ class DataContext {
 /// Throws std::runtime_error listing the places tried.
 std::filesystem::path find_data_root(const std::optional<std::filesystem::path>& explicit_dir);
 
-/// A folder holding result_*.txt files, and what its place in a submission tree tells.
+/// An MLPerf Inference scenario folder's loadgen run (see inference/score.h).
+struct LoadgenRun {
+  std::filesystem::path run_dir;  ///< folder holding mlperf_log_detail.txt and/or mlperf_log_summary.txt
+  std::filesystem::path scenario_dir;  ///< the <model>/<scenario> folder; the run folder when bare
+  std::string scenario;           ///< the scenario folder name; "" for a bare folder (from the log)
+  bool bare = false;              ///< the logs lie in the folder itself, outside the submission layout
+};
+
+/// A folder holding result_*.txt files (training) or a loadgen run (inference, `loadgen`
+/// set: benchmark_name is then the model folder), and what its place in a submission tree tells.
 struct BenchmarkDir {
   std::filesystem::path path;     ///< as given or found below a given path
   std::string benchmark_name;     ///< the folder name (the benchmark, in MLPerf layout)
@@ -65,6 +84,7 @@ struct BenchmarkDir {
   /// From a training_results_vX.Y (MLCommons repository) or training_vX.Y (reference
   /// archive) path component: X.Y.0.
   std::optional<Ruleset> path_ruleset;
+  std::optional<LoadgenRun> loadgen;  ///< set for an inference scenario folder
 };
 
 /// Problems met while walking the input paths (unreadable folders, missing paths).
@@ -117,6 +137,9 @@ struct DirectoryResult {
   std::optional<ExpectedComparison> expected;
   std::vector<std::string> warnings;
   bool passed = false;  ///< olympic score exists and the RCP check passed (closed division)
+  /// Inference scenario folders only (dir.loadgen set): the figure and its validity; then
+  /// `passed` is the run's validity and the training fields stay empty.
+  std::shared_ptr<const inference::InferenceResult> inference;
 };
 
 /// Scores one directory (§2–§5). Reads only; never writes into the directory. Unreadable

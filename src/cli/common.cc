@@ -91,7 +91,7 @@ std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>&
     for (const auto& e : errors) fmt::print(stderr, "mlperf-score: {}: {}\n", e.path, e.message);
     if (!errors.empty()) status = kExitInputError;
     if (found.empty() && errors.empty()) {
-      fmt::print(stderr, "mlperf-score: {}: no result files (result_*.txt) found\n", p);
+      fmt::print(stderr, "mlperf-score: {}: no result files (result_*.txt) or loadgen logs (mlperf_log_detail.txt) found\n", p);
       status = kExitInputError;
     }
     for (auto& d : found) dirs.push_back(std::move(d));

@@ -1,0 +1,19 @@
+#pragma once
+// `mlperf-score check` on an inference scenario folder: each validity condition of the run
+// (inference/result.h ValidityCheck) becomes a check whose failure names the log and line.
+
+#include "mlperf/check.h"
+#include "mlperf/score.h"
+
+namespace mlperf::inference {
+
+/// The check report of a scored inference directory (`result.dir.loadgen` set): the
+/// "input_readable" check (unreadable or malformed log lines, each FILE:LINE), then one
+/// check per validity condition, id "loadgen_<name>" (result_validity, loadgen_errors (as is),
+/// min_duration, min_query_count, offline_samples_per_query, early_stopping,
+/// server_target_latency_ns, ttft_99_percentile_ns, tpot_99_percentile_ns, inferred_result,
+/// performance_result). A failed condition is an error at the line of the log its value
+/// came from, its message giving value and limit. Never throws; never re-reads the log.
+CheckReport check_inference_directory(const DirectoryResult& result);
+
+}  // namespace mlperf::inference

@@ -1,0 +1,71 @@
+#pragma once
+// Reading one loadgen performance run (mlperf_log_detail.txt, else mlperf_log_summary.txt):
+// a reader of the MLLOG events that keeps the first value of each key it is asked for, the
+// way the official MLPerfLog (mlcommons/inference tools/submission/log_parser.py) answers
+// `log[key]`.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "mlperf/mllog.h"
+
+namespace mlperf::inference {
+
+/// The file names loadgen writes into a run folder.
+inline constexpr const char* kDetailLogName = "mlperf_log_detail.txt";
+inline constexpr const char* kSummaryLogName = "mlperf_log_summary.txt";
+
+/// One logged value: its JSON text (as logged for the detail log; a JSON string or number
+/// built from the text for the summary log) and the 1-based line it came from.
+struct LoggedValue {
+  std::string json;
+  std::uint64_t line = 0;
+};
+
+/// An event loadgen flagged with metadata.is_error (a loadgen error).
+struct LoadgenError {
+  std::uint64_t line = 0;
+  std::string message;  ///< the event's value, as text
+};
+
+/// What one run's log told. Memory is bounded by the keys asked for, not the log's size.
+struct LoadgenLog {
+  std::filesystem::path file;  ///< the log read
+  bool from_summary = false;   ///< true when read from mlperf_log_summary.txt (no detail log)
+  std::map<std::string, LoggedValue, std::less<>> values;  ///< first value of each wanted key
+  std::uint64_t error_events = 0;        ///< events with metadata.is_error true
+  std::vector<LoadgenError> errors;      ///< the first few of them
+  std::vector<ParseError> parse_errors;  ///< MLLOG lines that did not parse (file, line)
+
+  /// The value of `key` as a number (JSON number, or a string holding one, as Python's
+  /// float() reads it); nullopt when absent or not numeric.
+  std::optional<double> number(std::string_view key) const;
+  /// The value of `key` as text (a JSON string decoded; other JSON as written).
+  std::optional<std::string> text(std::string_view key) const;
+  /// The value of `key` as a boolean (JSON true/false; summary "Yes"/"No").
+  std::optional<bool> boolean(std::string_view key) const;
+  /// The line `key` was read from (0 when absent).
+  std::uint64_t line(std::string_view key) const;
+};
+
+/// Reads the MLLOG events of a detail log in one streaming pass (LineReader + scan_mllog_line,
+/// the full parser for lines the scanner is unsure of), keeping the first value of each key
+/// in `wanted` and counting loadgen errors. Lines that hold ":::MLLOG " but do not parse are
+/// listed in parse_errors with their line; the rest is still read. Lines in loadgen's usual
+/// form whose key is not wanted and whose metadata.is_error is false are skipped without
+/// being validated (the reader's speed target: twice `grep -c` over the same logs). Throws std::runtime_error
+/// naming the file when it cannot be opened or read.
+LoadgenLog read_detail_log(const std::filesystem::path& file, const std::set<std::string, std::less<>>& wanted);
+
+/// Reads the "label : value" lines of a summary log, mapping each label of `labels`
+/// (configs/inference_rules.json "summary_labels") to the loadgen key the detail log would
+/// hold; the first occurrence wins. Numbers are kept as numbers, "Yes"/"No" as booleans,
+/// other values as strings. Throws std::runtime_error naming the file when it cannot be read.
+LoadgenLog read_summary_log(const std::filesystem::path& file, const std::map<std::string, std::string>& labels);
+
+}  // namespace mlperf::inference

@@ -1,0 +1,121 @@
+#pragma once
+// Scoring one MLPerf Inference scenario folder: the headline figure of the official results
+// table (Performance_Result, Performance_Units) and the validity of the run, by the rules of
+// mlcommons/inference tools/submission/submission_checker.py, kept per round in
+// configs/inference_rules.json.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mlperf/inference/loadgen_log.h"
+
+namespace mlperf::inference {
+
+/// TTFT and TPOT 99th-percentile limits of an LLM in one scenario, in nanoseconds.
+struct TokenLatencyLimits {
+  double ttft_ns = 0;
+  double tpot_ns = 0;
+};
+
+/// The rules of one round (e.g. "v5.1"), as the submission checker of that round has them.
+struct RoundRules {
+  std::map<std::string, std::string> result_keys;  ///< scenario → loadgen key (RESULT_FIELD_NEW)
+  /// model → scenario → loadgen key (RESULT_FIELD_BENCHMARK_OVERWRITE)
+  std::map<std::string, std::map<std::string, std::string>> model_result_keys;
+  std::map<std::string, std::string> units;  ///< scenario → Performance_Units
+  std::map<std::string, std::map<std::string, std::string>> model_units;  ///< model → scenario → units
+  std::set<std::string> early_stopping_scenarios;
+  double min_duration_ms = 0;                               ///< TEST_DURATION_MS
+  std::map<std::string, double> min_query_count;            ///< scenario → minimum (non-early-stopping)
+  std::map<std::string, double> offline_min_samples_per_query;  ///< model → minimum (closed)
+  std::map<std::string, double> server_target_latency_ns;   ///< model → Server latency target
+  std::map<std::string, std::map<std::string, TokenLatencyLimits>> llm_latency_limits;  ///< model → scenario
+};
+
+/// configs/inference_rules.json: the rounds and what does not change between them.
+struct InferenceRules {
+  std::map<std::string, RoundRules> rounds;      ///< "v4.1" → rules
+  std::string newest_round;                      ///< used when neither path nor log names one
+  std::map<std::string, std::string> scenario_names;  ///< lower-case folder name → scenario
+  std::string interactive_runs_as = "Server";    ///< loadgen scenario of an Interactive folder
+  std::set<std::string> latency_scenarios_ns_to_ms;  ///< scenarios whose key is in ns, shown in ms
+  std::vector<std::pair<std::string, std::string>> model_aliases;  ///< folder prefix → model
+  std::map<std::string, std::string> summary_labels;  ///< summary label → loadgen key
+
+  /// Every loadgen key any rule reads (what read_detail_log keeps).
+  std::set<std::string, std::less<>> keys_read() const;
+  /// The model whose rules apply to a model folder name: the name itself when a round knows
+  /// it, else the first alias whose prefix it starts with, else the name.
+  std::string model_of(const std::string& folder) const;
+  /// Loads the file. Throws std::runtime_error naming the file when missing or malformed.
+  static InferenceRules load(const std::filesystem::path& file);
+};
+
+/// One validity condition with its value and its limit.
+struct ValidityCheck {
+  std::string name;      ///< result_validity, loadgen_errors, min_duration, min_query_count, ...
+  bool passed = false;
+  nlohmann::json value;  ///< what the log holds (null when absent)
+  nlohmann::json limit;  ///< what the rule asks
+  std::uint64_t line = 0;  ///< line of the log the value was read from (0: not from one line)
+  std::string message;   ///< why it failed ("" when passed)
+};
+
+/// The published figure of a scenario on a platform (configs/expected_results.json
+/// "inference") and the measured figure against it.
+struct InferenceExpected {
+  std::string round, model, scenario, system, platform, units, source;
+  double published = 0;
+  double measured = 0;
+  double delta_percent = 0;  ///< (measured − published) / published × 100
+  double tolerance_percent = 0;
+  bool within_tolerance = false;  ///< |delta| ≤ tolerance
+  bool lower_is_better = false;   ///< latencies
+};
+
+/// Everything known about one scenario folder.
+struct InferenceResult {
+  std::string round;         ///< "v5.1"
+  std::string round_source;  ///< "path", "loadgen_version" or "newest shipped"
+  std::string model;         ///< the folder name
+  std::string rules_model;   ///< the model whose rules apply (model_of)
+  std::string scenario;      ///< the table's scenario (folder name, canonical spelling)
+  std::string loadgen_scenario;  ///< effective_scenario from the log
+  std::string metric;        ///< the loadgen key of the headline figure
+  std::optional<double> performance_result;  ///< full precision, in `units`
+  std::string units;         ///< Samples/s, Tokens/s, Queries/s or Latency (ms)
+  bool inferred = false;     ///< figure inferred from another scenario's run
+  bool lower_is_better = false;  ///< latency figures
+  bool valid = false;        ///< every check passed and a figure exists
+  std::vector<ValidityCheck> checks;
+  std::string log_file;      ///< the log read
+  bool from_summary = false; ///< no detail log: read from the summary
+  std::string loadgen_version;
+  std::optional<InferenceExpected> expected;  ///< the published figure, when one is shipped
+};
+
+/// The round a loadgen_version names: "v5.1" from "5.1.0 @ 091d51f041"; nullopt when it
+/// does not start with digits, a dot and digits.
+std::optional<std::string> round_from_loadgen_version(const std::string& version);
+
+/// The round a path names (a component inference_results_vX.Y or inference_vX.Y[.Z]).
+std::optional<std::string> round_from_path(const std::filesystem::path& path);
+
+/// Scores the run read into `log` for the scenario folder `scenario_folder` of model folder
+/// `model_folder` in `division` ("closed", "open", ...), under round `round` of `rules`
+/// (a round the file lacks: the newest). Implements submission_checker.py
+/// check_performance_dir / get_performance_metric / get_inferred_result: the key by round,
+/// scenario and model; ns → ms for SingleStream/MultiStream; results inferred across
+/// scenarios (edge); and the validity checks listed in ValidityCheck::name.
+InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& rules, const std::string& round,
+                                  const std::string& model_folder, const std::string& scenario_folder,
+                                  const std::string& division);
+
+}  // namespace mlperf::inference

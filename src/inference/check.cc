@@ -1,0 +1,39 @@
+#include "mlperf/inference/check.h"
+
+#include <fmt/format.h>
+
+#include "mlperf/inference/result.h"
+
+namespace mlperf::inference {
+
+CheckReport check_inference_directory(const DirectoryResult& r) {
+  CheckReport report;
+  report.directory = r.dir.path.string();
+  report.submitter = r.dir.submitter;
+  report.system = r.dir.system;
+  report.division = r.division;
+  report.input_error = !r.errors.empty();
+  const InferenceResult* i = r.inference.get();
+  report.benchmark = i ? i->model + "/" + i->scenario : r.benchmark;
+  report.ruleset = r.ruleset;  // the round, v4.1 → 4.1.0
+  report.ruleset_source = r.ruleset_source;
+
+  CheckResult input{"input_readable", "the loadgen log can be read and its MLLOG lines parse", {}};
+  for (const auto& e : r.errors) {
+    input.findings.push_back({"input_readable", Finding::kError, r.dir.path.string(), 0, e});
+  }
+  report.checks.push_back(std::move(input));
+  if (!i) return report;
+  for (const auto& c : i->checks) {
+    CheckResult check{c.name.starts_with("loadgen_") ? c.name : "loadgen_" + c.name, fmt::format("{} meets its limit ({})", c.name, c.limit.dump()), {}};
+    if (!c.passed) {
+      check.findings.push_back({check.check, Finding::kError, i->log_file, c.line,
+                                fmt::format("{}: value {}, limit {}", c.message,
+                                            c.value.is_null() ? "absent" : c.value.dump(), c.limit.dump())});
+    }
+    report.checks.push_back(std::move(check));
+  }
+  return report;
+}
+
+}  // namespace mlperf::inference

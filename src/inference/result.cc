@@ -1,0 +1,285 @@
+#include "mlperf/inference/result.h"
+
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace mlperf::inference {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kNsPerMs = 1e6;
+
+template <class T>
+std::map<std::string, T> object_of(const nlohmann::json& j, const char* name) {
+  std::map<std::string, T> out;
+  if (j.contains(name)) {
+    for (auto it = j.at(name).begin(); it != j.at(name).end(); ++it) out.emplace(it.key(), it.value().get<T>());
+  }
+  return out;
+}
+
+RoundRules round_rules(const nlohmann::json& j) {
+  RoundRules r;
+  r.result_keys = object_of<std::string>(j, "result_keys");
+  r.model_result_keys = object_of<std::map<std::string, std::string>>(j, "model_result_keys");
+  r.units = object_of<std::string>(j, "units");
+  r.model_units = object_of<std::map<std::string, std::string>>(j, "model_units");
+  for (const auto& s : j.value("early_stopping_scenarios", nlohmann::json::array())) {
+    r.early_stopping_scenarios.insert(s.get<std::string>());
+  }
+  r.min_duration_ms = j.value("min_duration_ms", 0.0);
+  r.min_query_count = object_of<double>(j, "min_query_count");
+  r.offline_min_samples_per_query = object_of<double>(j, "offline_min_samples_per_query");
+  r.server_target_latency_ns = object_of<double>(j, "server_target_latency_ns");
+  if (j.contains("llm_latency_limits")) {
+    for (auto m = j["llm_latency_limits"].begin(); m != j["llm_latency_limits"].end(); ++m) {
+      for (auto s = m.value().begin(); s != m.value().end(); ++s) {
+        r.llm_latency_limits[m.key()][s.key()] = {s.value().at("ttft_ns").get<double>(),
+                                                  s.value().at("tpot_ns").get<double>()};
+      }
+    }
+  }
+  return r;
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// A logged number as JSON: integers (counts, nanoseconds) as integers, the rest as doubles.
+nlohmann::json number_json(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15) return static_cast<long long>(v);
+  return v;
+}
+
+nlohmann::json value_or_null(const std::optional<double>& v) { return v ? number_json(*v) : nlohmann::json(); }
+
+}  // namespace
+
+std::set<std::string, std::less<>> InferenceRules::keys_read() const {
+  std::set<std::string, std::less<>> keys = {
+      "effective_scenario", "result_validity", "num_errors", "loadgen_version", "effective_min_duration_ms",
+      "effective_min_query_count", "effective_samples_per_query", "early_stopping_met", "early_stopping_result",
+      "effective_target_latency_ns", "requested_use_token_latencies",
+      "result_first_token_99.00_percentile_latency_ns", "result_time_per_output_token_99.00_percentile_ns",
+      "result_99.00_percentile_latency_ns", "result_99.00_percentile_per_query_latency_ns",
+      "result_mean_latency_ns", "result_mean_query_latency_ns", "result_qps_without_loadgen_overhead",
+      "early_stopping_latency_ms", "early_stopping_latency_ss"};
+  for (const auto& [round, r] : rounds) {
+    for (const auto& [s, k] : r.result_keys) keys.insert(k);
+    for (const auto& [m, per] : r.model_result_keys) {
+      for (const auto& [s, k] : per) keys.insert(k);
+    }
+  }
+  return keys;
+}
+
+std::string InferenceRules::model_of(const std::string& folder) const {
+  for (const auto& [name, r] : rounds) {
+    if (r.model_result_keys.count(folder) || r.offline_min_samples_per_query.count(folder)) return folder;
+  }
+  for (const auto& [prefix, model] : model_aliases) {
+    if (folder.rfind(prefix, 0) == 0) return model;
+  }
+  return folder;
+}
+
+InferenceRules InferenceRules::load(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot read inference rules", file.string()));
+  try {
+    nlohmann::json doc = nlohmann::json::parse(in);
+    InferenceRules rules;
+    for (auto it = doc.at("rounds").begin(); it != doc.at("rounds").end(); ++it) {
+      rules.rounds.emplace(it.key(), round_rules(it.value()));
+    }
+    rules.newest_round = doc.at("newest_round").get<std::string>();
+    rules.scenario_names = object_of<std::string>(doc, "scenario_names");
+    rules.interactive_runs_as = doc.value("interactive_runs_as", "Server");
+    for (const auto& s : doc.value("latency_scale_ns_to_ms", nlohmann::json::array())) {
+      rules.latency_scenarios_ns_to_ms.insert(s.get<std::string>());
+    }
+    for (const auto& a : doc.value("model_aliases", nlohmann::json::array())) {
+      rules.model_aliases.emplace_back(a.at("prefix").get<std::string>(), a.at("model").get<std::string>());
+    }
+    rules.summary_labels = object_of<std::string>(doc, "summary_labels");
+    if (!rules.rounds.count(rules.newest_round)) throw std::runtime_error("newest_round is not one of rounds");
+    return rules;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{}: malformed inference rules: {}", file.string(), e.what()));
+  }
+}
+
+std::optional<std::string> round_from_loadgen_version(const std::string& version) {
+  std::size_t dot = version.find('.');
+  if (dot == std::string::npos || dot == 0) return std::nullopt;
+  for (std::size_t k = 0; k < dot; ++k) {
+    if (!std::isdigit(static_cast<unsigned char>(version[k]))) return std::nullopt;
+  }
+  std::size_t end = dot + 1;
+  while (end < version.size() && std::isdigit(static_cast<unsigned char>(version[end]))) ++end;
+  if (end == dot + 1) return std::nullopt;
+  return "v" + version.substr(0, end);
+}
+
+std::optional<std::string> round_from_path(const fs::path& path) {
+  std::optional<std::string> found;
+  for (const auto& part : fs::absolute(path).lexically_normal()) {
+    std::string s = part.string();
+    for (std::string prefix : {"inference_results_v", "inference_v"}) {
+      if (s.rfind(prefix, 0) != 0) continue;
+      std::string rest = s.substr(prefix.size());
+      if (auto r = round_from_loadgen_version(rest)) found = r;
+    }
+  }
+  return found;
+}
+
+InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& rules, const std::string& round,
+                                  const std::string& model_folder, const std::string& scenario_folder,
+                                  const std::string& division) {
+  InferenceResult r;
+  r.round = rules.rounds.count(round) ? round : rules.newest_round;
+  const RoundRules& rr = rules.rounds.at(r.round);
+  r.model = model_folder;
+  r.rules_model = rules.model_of(model_folder);
+  auto named = rules.scenario_names.find(lower(scenario_folder));
+  r.scenario = named != rules.scenario_names.end() ? named->second : scenario_folder;
+  r.log_file = log.file.string();
+  r.from_summary = log.from_summary;
+  r.loadgen_version = log.text("loadgen_version").value_or("");
+  std::string loadgen_scenario = log.text("effective_scenario").value_or("");
+  if (loadgen_scenario.empty()) {
+    loadgen_scenario = r.scenario == "Interactive" ? rules.interactive_runs_as : r.scenario;
+  }
+  r.loadgen_scenario = loadgen_scenario;
+  const std::string& model = r.rules_model;
+
+  auto add = [&](std::string name, bool passed, nlohmann::json value, nlohmann::json limit, std::uint64_t line,
+                 std::string message) {
+    r.checks.push_back({std::move(name), passed, std::move(value), std::move(limit), line,
+                        passed ? std::string() : std::move(message)});
+  };
+
+  // The headline figure (get_performance_metric): the key of the run's scenario, the model's
+  // own key where it has one.
+  auto key_it = rr.result_keys.find(loadgen_scenario);
+  if (key_it != rr.result_keys.end()) r.metric = key_it->second;
+  if (auto m = rr.model_result_keys.find(model); m != rr.model_result_keys.end()) {
+    if (auto k = m->second.find(loadgen_scenario); k != m->second.end()) r.metric = k->second;
+  }
+  std::optional<double> figure = r.metric.empty() ? std::nullopt : log.number(r.metric);
+  if (figure && rules.latency_scenarios_ns_to_ms.count(loadgen_scenario)) *figure /= kNsPerMs;
+
+  // Results inferred from another scenario's run (get_inferred_result).
+  bool inferred_valid = true;
+  if (r.scenario != loadgen_scenario && !(r.scenario == "Interactive" && loadgen_scenario == rules.interactive_runs_as)) {
+    const bool early_stopping = rr.early_stopping_scenarios.count(loadgen_scenario) > 0;
+    std::optional<double> spq = log.number("effective_samples_per_query");
+    if (r.scenario == "Offline" && loadgen_scenario == "SingleStream") {
+      r.inferred = true;
+      r.metric = "result_qps_without_loadgen_overhead";
+      figure = log.number(r.metric);
+    } else if (r.scenario == "Offline" && loadgen_scenario == "MultiStream") {
+      r.inferred = true;
+      r.metric = "result_mean_query_latency_ns";
+      std::optional<double> mean = log.number(r.metric);
+      figure = spq && mean ? std::optional<double>(*spq * 1000.0 / (*mean / kNsPerMs)) : std::nullopt;
+    } else if (r.scenario == "MultiStream" && loadgen_scenario == "SingleStream") {
+      r.inferred = true;  // 8 samples per query, whatever the SingleStream log says
+      r.metric = early_stopping ? "early_stopping_latency_ms" : "result_99.00_percentile_latency_ns";
+      std::optional<double> latency = log.number(r.metric);
+      figure = latency ? std::optional<double>(*latency * 8 / kNsPerMs) : std::nullopt;
+      if (early_stopping && latency && *latency == 0) {
+        inferred_valid = false;
+        add("inferred_result", false, 0, "> 0", log.line(r.metric),
+            "not enough samples were processed for early stopping to make an estimate");
+      }
+    } else if (r.scenario == "Interactive") {
+      inferred_valid = false;
+      add("inferred_result", false, loadgen_scenario, rules.interactive_runs_as, log.line("effective_scenario"),
+          "an Interactive result can only come from a Server run");
+    }
+  }
+  r.performance_result = figure;
+  r.lower_is_better = rules.latency_scenarios_ns_to_ms.count(r.scenario) > 0;
+  r.units = rr.units.count(r.scenario) ? rr.units.at(r.scenario) : "";
+  if (auto m = rr.model_units.find(model); m != rr.model_units.end()) {
+    if (auto u = m->second.find(r.scenario); u != m->second.end()) r.units = u->second;
+  }
+  add("performance_result", figure.has_value(), value_or_null(figure), r.metric.empty() ? nlohmann::json() : nlohmann::json(r.metric),
+      log.line(r.metric),
+      r.metric.empty() ? fmt::format("no result key for scenario {} in round {}", loadgen_scenario, r.round)
+                       : fmt::format("{} is not in the log", r.metric));
+
+  // Validity (check_performance_dir), each condition with its value and limit.
+  std::optional<std::string> validity = log.text("result_validity");
+  add("result_validity", validity == "VALID", validity ? nlohmann::json(*validity) : nlohmann::json(), "VALID",
+      log.line("result_validity"), validity ? fmt::format("loadgen says the result is {}", *validity)
+                                            : std::string("result_validity is not in the log"));
+  if (!log.from_summary) {
+    std::optional<double> errors = log.number("num_errors");
+    double count = errors ? *errors : static_cast<double>(log.error_events);
+    std::string message = fmt::format("{} loadgen errors", count);
+    if (!log.errors.empty()) message += fmt::format(" (line {}: {})", log.errors.front().line, log.errors.front().message);
+    add("loadgen_errors", count == 0, number_json(count), 0, errors ? log.line("num_errors") : 0, message);
+  }
+  std::optional<double> duration = log.number("effective_min_duration_ms");
+  add("min_duration", duration && *duration >= rr.min_duration_ms, value_or_null(duration), number_json(rr.min_duration_ms),
+      log.line("effective_min_duration_ms"), "test duration (effective_min_duration_ms) below the minimum");
+  const bool early_stopping = rr.early_stopping_scenarios.count(loadgen_scenario) > 0;
+  if (!early_stopping) {
+    if (auto min = rr.min_query_count.find(loadgen_scenario); min != rr.min_query_count.end()) {
+      std::optional<double> count = log.number("effective_min_query_count");
+      add("min_query_count", count && *count >= min->second, value_or_null(count), number_json(min->second),
+          log.line("effective_min_query_count"), "effective_min_query_count below the minimum");
+    }
+  }
+  if (loadgen_scenario == "Offline" && lower(division) == "closed") {
+    if (auto min = rr.offline_min_samples_per_query.find(model); min != rr.offline_min_samples_per_query.end()) {
+      std::optional<double> spq = log.number("effective_samples_per_query");
+      add("offline_samples_per_query", spq && *spq >= min->second, value_or_null(spq), number_json(min->second),
+          log.line("effective_samples_per_query"), "Offline samples per query below the minimum");
+    }
+  }
+  if (early_stopping) {
+    std::optional<bool> met = log.boolean("early_stopping_met");
+    add("early_stopping", met == true, met ? nlohmann::json(*met) : nlohmann::json(), true,
+        log.line("early_stopping_met"),
+        "early stopping condition not met" +
+            (log.text("early_stopping_result") ? ": " + *log.text("early_stopping_result") : std::string()));
+    if (auto target = rr.server_target_latency_ns.find(model);
+        target != rr.server_target_latency_ns.end() && loadgen_scenario == "Server") {
+      std::optional<double> latency = log.number("effective_target_latency_ns");
+      // LLM summaries print TTFT/TPOT targets instead; the detail log has this key (0).
+      if (latency || !log.from_summary) {
+        add("server_target_latency_ns", latency && *latency <= target->second, value_or_null(latency),
+            number_json(target->second), log.line("effective_target_latency_ns"),
+            "Server target latency above the model's constraint");
+      }
+    }
+  }
+  if (auto m = rr.llm_latency_limits.find(model); m != rr.llm_latency_limits.end()) {
+    if (auto limits = m->second.find(r.scenario); limits != m->second.end()) {
+      const char* ttft_key = "result_first_token_99.00_percentile_latency_ns";
+      const char* tpot_key = "result_time_per_output_token_99.00_percentile_ns";
+      std::optional<double> ttft = log.number(ttft_key), tpot = log.number(tpot_key);
+      add("ttft_99_percentile_ns", ttft && *ttft < limits->second.ttft_ns, value_or_null(ttft),
+          number_json(limits->second.ttft_ns), log.line(ttft_key), "TTFT 99th percentile not below the limit");
+      add("tpot_99_percentile_ns", tpot && *tpot < limits->second.tpot_ns, value_or_null(tpot),
+          number_json(limits->second.tpot_ns), log.line(tpot_key), "TPOT 99th percentile not below the limit");
+    }
+  }
+  r.valid = inferred_valid;
+  for (const auto& c : r.checks) r.valid = r.valid && c.passed;
+  return r;
+}
+
+}  // namespace mlperf::inference

@@ -1,0 +1,325 @@
+#include "mlperf/inference/score.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <ostream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "mlperf/summary.h"
+#include "mlperf/table_text.h"
+
+namespace mlperf {
+
+// Declared in score.h; lives here so the training code never needs the inference data.
+const inference::InferenceData& DataContext::inference() const {
+  std::lock_guard lock(mutex_);
+  if (!inference_) {
+    inference_ = std::make_shared<const inference::InferenceData>(inference::load_inference_data(root_));
+  }
+  return *inference_;
+}
+
+namespace inference {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool exists_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+bool holds_logs(const fs::path& dir) {
+  return exists_file(dir / kDetailLogName) || exists_file(dir / kSummaryLogName);
+}
+
+// <division> of <division>/<org>/results/<system>/<model>/<scenario>; "" outside that layout.
+std::string division_of(const fs::path& scenario_dir) {
+  fs::path results = scenario_dir.parent_path().parent_path().parent_path();
+  if (results.filename() != "results") return "";
+  return results.parent_path().parent_path().filename().string();
+}
+
+}  // namespace
+
+const PublishedFigure* InferenceData::find(const std::string& round, const std::string& model,
+                                           const std::string& scenario, const std::string& system,
+                                           const std::string& platform) const {
+  const PublishedFigure* by_platform = nullptr;
+  for (const auto& e : expected) {
+    if (e.round != round || e.model != model || e.scenario != scenario) continue;
+    if (!system.empty() && e.system == system) return &e;
+    if (!by_platform && !platform.empty() && e.platform == platform) by_platform = &e;
+  }
+  return by_platform;
+}
+
+std::string InferenceData::accelerator_of(const fs::path& system_description) const {
+  std::string key = system_description.string();
+  {
+    std::lock_guard lock(cache_->mutex);
+    if (auto it = cache_->accelerators.find(key); it != cache_->accelerators.end()) return it->second;
+  }
+  std::string name = read_system_description(system_description).accelerator_model_name;
+  std::lock_guard lock(cache_->mutex);
+  return cache_->accelerators.emplace(key, name).first->second;
+}
+
+InferenceData load_inference_data(const fs::path& root) {
+  InferenceData data;
+  data.rules = InferenceRules::load(root / "configs" / "inference_rules.json");
+  data.keys_read = data.rules.keys_read();
+  fs::path file = root / "configs" / "expected_results.json";
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot open expected results", file.string()));
+  try {
+    nlohmann::json doc = nlohmann::json::parse(in);
+    for (const auto& e : doc.value("inference", nlohmann::json::array())) {
+      data.expected.push_back({e.at("round").get<std::string>(), e.at("model").get<std::string>(),
+                               e.at("scenario").get<std::string>(), e.value("system", ""),
+                               e.value("platform", ""), e.at("published").get<double>(),
+                               e.value("units", ""), e.value("source", "")});
+    }
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{}: malformed \"inference\" figures: {}", file.string(), e.what()));
+  }
+  return data;
+}
+
+bool is_loadgen_log_name(const std::string& name) { return name == kDetailLogName || name == kSummaryLogName; }
+
+bool is_compliance_folder(const std::string& name) {
+  return name == "compliance" || (name.size() == 6 && name.rfind("TEST", 0) == 0);
+}
+
+std::optional<LoadgenRun> find_loadgen_run(const fs::path& path, bool has_logs, const std::vector<fs::path>& children) {
+  // Every folder of a tree passes here: name checks first, and the usual case (a scenario
+  // folder found by walking) builds no normalized path; the division is read when scored.
+  auto performance = std::find_if(children.begin(), children.end(),
+                                  [](const fs::path& c) { return c.filename() == "performance"; });
+  if (!has_logs && performance == children.end()) return std::nullopt;
+  if (!has_logs && !holds_logs(*performance / "run_1")) return std::nullopt;
+  fs::path name = path.has_filename() ? path : path.parent_path();
+  LoadgenRun run;
+  if (!has_logs && name.filename() != "." && name.filename() != "..") {
+    run.run_dir = *performance / "run_1";
+    run.scenario_dir = name;
+    run.scenario = name.filename().string();
+    return run;
+  }
+  fs::path norm = fs::absolute(path).lexically_normal();
+  if (!norm.has_filename()) norm = norm.parent_path();
+  run.run_dir = has_logs ? path : *performance / "run_1";
+  run.scenario_dir = norm;
+  run.scenario = norm.filename().string();
+  run.bare = has_logs;
+  if (has_logs && norm.parent_path().filename() == "performance") {
+    // performance/run_N inside a scenario folder still names its scenario.
+    run.scenario_dir = norm.parent_path().parent_path();
+    run.scenario = run.scenario_dir.filename().string();
+    run.bare = false;
+  } else if (has_logs) {
+    run.scenario.clear();  // a bare folder: the scenario comes from the log
+  }
+  return run;
+}
+
+DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataContext& data,
+                                          const ScoreOptions& options) {
+  DirectoryResult out;
+  out.dir = dir;
+  out.benchmark = dir.benchmark_name;
+  out.division = division_of(fs::absolute(dir.loadgen->scenario_dir).lexically_normal());
+  const LoadgenRun& run = *dir.loadgen;
+  try {
+    const InferenceData& inf = data.inference();
+    const InferenceRules& rules = inf.rules;
+    fs::path detail = run.run_dir / kDetailLogName;
+    LoadgenLog log = exists_file(detail) ? read_detail_log(detail, inf.keys_read)
+                                         : read_summary_log(run.run_dir / kSummaryLogName, rules.summary_labels);
+    for (const auto& e : log.parse_errors) out.errors.push_back(fmt::format("{}:{}: {}", e.file, e.line, e.message));
+
+    std::string model = dir.benchmark_name;
+    if (run.bare) {
+      // Outside the layout the folder names may still name the model (…/llama2-70b-99/Offline/).
+      model.clear();
+      for (fs::path p = fs::absolute(dir.path).lexically_normal(); p.has_relative_path(); p = p.parent_path()) {
+        std::string name = p.filename().string();
+        if (rules.model_of(name) != name || std::any_of(rules.rounds.begin(), rules.rounds.end(), [&](const auto& r) {
+              return r.second.offline_min_samples_per_query.count(name) > 0;
+            })) {
+          model = name;
+          break;
+        }
+      }
+    }
+    std::string round = rules.newest_round;
+    std::string round_source = "newest shipped";
+    if (auto r = round_from_path(dir.path)) {
+      round = *r;
+      round_source = "path";
+    } else if (auto v = round_from_loadgen_version(log.text("loadgen_version").value_or(""));
+               v && rules.rounds.count(*v)) {
+      round = *v;
+      round_source = "loadgen_version";
+    }
+    std::string scenario = run.scenario.empty() ? log.text("effective_scenario").value_or("") : run.scenario;
+    auto result = std::make_shared<InferenceResult>(
+        score_loadgen_run(log, rules, round, model, scenario, out.division.empty() ? "closed" : out.division));
+    result->round_source = round_source;
+    // The round as a version (v4.1 → 4.1.0), so reports that print a ruleset show it.
+    if (auto version = Ruleset::parse(std::string_view(result->round).substr(1))) out.ruleset = *version;
+    out.ruleset_source = round_source;
+    // Summaries and comparisons group by this: one column per model and scenario.
+    out.benchmark = result->model + "/" + result->scenario;
+
+    // Platform: the system description's accelerator, else the system folder name.
+    if (dir.system_description) {
+      try {
+        out.accelerator_model_name = inf.accelerator_of(*dir.system_description);
+      } catch (const std::exception& e) {
+        out.warnings.push_back(e.what());
+      }
+    }
+    out.platform = tag_platform(data.platforms(), out.accelerator_model_name, {dir.system});
+
+    if (result->performance_result) {
+      if (const PublishedFigure* p = inf.find(result->round, result->model, result->scenario, dir.system,
+                                              out.platform.name)) {
+        InferenceExpected e;
+        e.round = p->round;
+        e.model = p->model;
+        e.scenario = p->scenario;
+        e.system = p->system;
+        e.platform = p->platform;
+        e.units = p->units;
+        e.source = p->source;
+        e.published = p->published;
+        e.measured = *result->performance_result;
+        e.delta_percent = (e.measured - e.published) / e.published * 100.0;
+        e.tolerance_percent = options.tolerance_percent;
+        e.within_tolerance = std::fabs(e.delta_percent) <= options.tolerance_percent;
+        e.lower_is_better = result->lower_is_better;
+        if (!p->units.empty() && p->units != result->units) {
+          out.warnings.push_back(fmt::format("published figure is in {}, the result in {}", p->units, result->units));
+        }
+        result->expected = e;
+      }
+    }
+    out.passed = result->valid && out.errors.empty();
+    out.inference = std::move(result);
+  } catch (const std::exception& e) {
+    out.errors.push_back(e.what());
+    out.passed = false;
+  }
+  return out;
+}
+
+std::optional<double> speedup(const DirectoryResult& baseline, const DirectoryResult& result) {
+  const InferenceResult* b = baseline.inference.get();
+  const InferenceResult* r = result.inference.get();
+  if (!b || !r || !b->performance_result || !r->performance_result || b->units != r->units) return std::nullopt;
+  if (*b->performance_result <= 0 || *r->performance_result <= 0) return std::nullopt;
+  return r->lower_is_better ? *b->performance_result / *r->performance_result
+                            : *r->performance_result / *b->performance_result;
+}
+
+std::string figure_text(double value) { return fmt::format("{:.6g}", value); }
+
+nlohmann::json to_json(const DirectoryResult& r) {
+  nlohmann::json j = {
+      {"directory", r.dir.path.string()},
+      {"kind", "inference"},
+      {"division", json_string_or_null(r.division)},
+      {"submitter", json_string_or_null(r.dir.submitter)},
+      {"system", json_string_or_null(r.dir.system)},
+      {"platform", json_string_or_null(r.platform.name)},
+      {"platform_source", json_string_or_null(r.platform.source)},
+      {"platform_known", r.platform.known},
+      {"accelerator_model_name", json_string_or_null(r.accelerator_model_name)},
+      {"errors", r.errors},
+      {"warnings", r.warnings},
+      {"passed", r.passed},
+  };
+  const InferenceResult* i = r.inference.get();
+  j["model"] = i ? json_string_or_null(i->model) : nlohmann::json();
+  j["scenario"] = i ? json_string_or_null(i->scenario) : nlohmann::json();
+  j["loadgen_scenario"] = i ? json_string_or_null(i->loadgen_scenario) : nlohmann::json();
+  j["round"] = i ? nlohmann::json(i->round) : nlohmann::json();
+  j["round_source"] = i ? nlohmann::json(i->round_source) : nlohmann::json();
+  j["metric"] = i ? json_string_or_null(i->metric) : nlohmann::json();
+  j["performance_result"] = i ? json_number_or_null(i->performance_result) : nlohmann::json();
+  j["units"] = i ? json_string_or_null(i->units) : nlohmann::json();
+  j["lower_is_better"] = i ? i->lower_is_better : false;
+  j["inferred"] = i ? i->inferred : false;
+  j["valid"] = i ? i->valid : false;
+  j["log_file"] = i ? json_string_or_null(i->log_file) : nlohmann::json();
+  j["from_summary"] = i ? i->from_summary : false;
+  nlohmann::json checks = nlohmann::json::array();
+  if (i) {
+    for (const auto& c : i->checks) {
+      checks.push_back({{"name", c.name},
+                        {"passed", c.passed},
+                        {"value", c.value},
+                        {"limit", c.limit},
+                        {"line", c.line ? nlohmann::json(c.line) : nlohmann::json()},
+                        {"message", json_string_or_null(c.message)}});
+    }
+  }
+  j["checks"] = checks;
+  nlohmann::json expected;
+  if (i && i->expected) {
+    const auto& e = *i->expected;
+    expected = {{"round", e.round},        {"system", json_string_or_null(e.system)},
+                {"platform", e.platform},  {"published", e.published},
+                {"units", e.units},        {"measured", e.measured},
+                {"delta_percent", e.delta_percent}, {"tolerance_percent", e.tolerance_percent},
+                {"within_tolerance", e.within_tolerance}, {"lower_is_better", e.lower_is_better},
+                {"source", e.source}};
+  }
+  j["expected"] = expected;
+  return j;
+}
+
+void write_table(std::ostream& out, const DirectoryResult& r) {
+  const InferenceResult* i = r.inference.get();
+  fmt::print(out, "{} / {} / {} / {}\n", r.dir.submitter.empty() ? "-" : r.dir.submitter,
+             r.dir.system.empty() ? "-" : r.dir.system, i && !i->model.empty() ? i->model : "-",
+             i ? i->scenario : "-");
+  fmt::print(out, "  directory  {}\n", r.dir.path.string());
+  std::string platform = r.platform.name.empty() ? "unknown" : r.platform.name;
+  fmt::print(out, "  platform   {}   division {}   round {}\n", platform, r.division.empty() ? "-" : r.division,
+             i ? fmt::format("{} ({})", i->round, i->round_source) : "-");
+  if (!i) {
+    fmt::print(out, "  result     none (log unreadable)\n");
+    return;
+  }
+  fmt::print(out, "  log        {}{}\n", i->log_file, i->from_summary ? " (no detail log: summary read)" : "");
+  fmt::print(out, "  result     {} {}   ({}{}{})   {}\n",
+             i->performance_result ? figure_text(*i->performance_result) : "none", i->units, i->metric,
+             i->loadgen_scenario != i->scenario ? ", " + i->loadgen_scenario + " run" : "",
+             i->inferred ? ", inferred" : "", i->valid ? "VALID" : "INVALID");
+  for (const auto& c : i->checks) {
+    if (c.name == "performance_result") continue;
+    fmt::print(out, "    {:<26} {:<6} {} (limit {}){}\n", c.name, c.passed ? "ok" : "FAILED",
+               c.value.is_null() ? "absent" : c.value.dump(), c.limit.dump(),
+               c.passed ? "" : fmt::format("  line {}: {}", c.line, c.message));
+  }
+  if (i->expected) {
+    const auto& e = *i->expected;
+    fmt::print(out, "  expected   {} {} {}: published {} {}; measured {}, {:+.2f} % ({} {} %)\n", e.platform,
+               e.model, e.scenario, figure_text(e.published), e.units, figure_text(e.measured), e.delta_percent,
+               e.within_tolerance ? "within" : "OUTSIDE", fmt::format("{:g}", e.tolerance_percent));
+  } else {
+    fmt::print(out, "  expected   no published figure for {} {} on {}\n", i->model, i->scenario, platform);
+  }
+  for (const auto& w : r.warnings) fmt::print(out, "  warning: {}\n", w);
+}
+
+}  // namespace inference
+
+}  // namespace mlperf

@@ -1,0 +1,97 @@
+// The CLI on inference trees: score (JSON fields, beside training), check (exit 1 with file
+// and line), summarize (a column per model and scenario), compare, and the v5.1 corpus.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "../test_support.h"
+
+namespace mlperf::inference {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_command;
+using testing::source_dir;
+using testing::TempDir;
+using testing::write_file;
+
+std::string binary() { return MLPERF_SCORE_BINARY; }
+std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+
+TEST(CliInference, ScoreReportsInferenceAndTrainingFoldersSideBySide) {
+  auto before = testing::snapshot(source_dir() / "data/examples");
+  auto r = run_command(binary() + " score --format json " + q(source_dir() / "data/examples") + " 2>&1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto doc = nlohmann::json::parse(r.out);
+  int training = 0, inference = 0;
+  for (const auto& d : doc["results"]) {
+    if (d["kind"] == "training") ++training;
+    if (d["kind"] != "inference") continue;
+    ++inference;
+    if (d["directory"].get<std::string>().ends_with("8xMI300X_2xEPYC-9374F/llama2-70b-99.9/Server")) {
+      EXPECT_EQ(d["division"], "closed");
+      EXPECT_EQ(d["submitter"], "AMD");
+      EXPECT_EQ(d["system"], "8xMI300X_2xEPYC-9374F");
+      EXPECT_EQ(d["model"], "llama2-70b-99.9");
+      EXPECT_EQ(d["scenario"], "Server");
+      EXPECT_EQ(d["metric"], "result_completed_tokens_per_second");
+      EXPECT_DOUBLE_EQ(d["performance_result"].get<double>(), 21028.2);
+      EXPECT_EQ(d["units"], "Tokens/s");
+      EXPECT_EQ(d["valid"], true);
+      EXPECT_EQ(d["platform"], "MI300X");
+      EXPECT_DOUBLE_EQ(d["expected"]["published"].get<double>(), 21028.2);
+      EXPECT_EQ(d["expected"]["within_tolerance"], true);
+      EXPECT_GE(d["checks"].size(), 6u);
+    }
+  }
+  EXPECT_EQ(training, 2);
+  EXPECT_EQ(inference, 7);
+  EXPECT_EQ(testing::snapshot(source_dir() / "data/examples"), before);  // never writes into its input
+}
+
+TEST(CliInference, CheckFailsAnInvalidRunWithFileAndLine) {
+  TempDir tmp;
+  fs::path src = source_dir() /
+                 "data/examples/inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9/Offline";
+  fs::path dir = tmp.path() / "closed/AMD/results/sys/llama2-70b-99.9/Offline";
+  fs::path log = dir / "performance/run_1/mlperf_log_detail.txt";
+  std::string text = testing::read_file(src / "performance/run_1/mlperf_log_detail.txt");
+  const std::string valid = "\"key\": \"result_validity\", \"value\": \"VALID\"";
+  std::size_t at = text.find(valid);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, valid.size(), "\"key\": \"result_validity\", \"value\": \"INVALID\"");
+  write_file(log, text);
+  std::size_t line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n');
+  auto ok = run_command(binary() + " check " + q(src) + " 2>&1");
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  auto r = run_command(binary() + " check --format github " + q(dir) + " 2>&1");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("::error file=" + log.string() + ",line=" + std::to_string(line) +
+                       ",title=loadgen_result_validity::"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CliInference, SummarizeHasOneRowPerSystemAndAColumnPerModelAndScenario) {
+  auto r = run_command(binary() + " summarize --format json " +
+                       q(source_dir() / "data/examples/inference_results_v5.1") + " 2>&1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["systems"].size(), 2u);
+  const auto& mi300x = doc["systems"][0];
+  EXPECT_EQ(mi300x["system"], "8xMI300X_2xEPYC_9575F");
+  EXPECT_DOUBLE_EQ(mi300x["scores"]["llama2-70b-99/Offline"].get<double>(), 27803.9);
+  EXPECT_DOUBLE_EQ(mi300x["scores"]["llama2-70b-99/Interactive"].get<double>(), 8840.42);
+  EXPECT_DOUBLE_EQ(doc["systems"][1]["scores"]["stable-diffusion-xl/Server"].get<double>(), 16.2044);
+}
+
+TEST(CliInference, CorpusMatchesTheOfficialTable) {
+  fs::path tool = source_dir().parent_path() / "shared/tools/verify-inference";
+  if (!fs::exists(tool)) GTEST_SKIP() << "../shared is absent: the v5.1 inference corpus check is skipped";
+  auto r = run_command(q(tool) + " " + binary() + " 2>&1");
+  EXPECT_EQ(r.status, 0) << r.out.substr(r.out.size() > 4000 ? r.out.size() - 4000 : 0);
+  EXPECT_NE(r.out.find("1436 passed, 0 failed"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace mlperf::inference

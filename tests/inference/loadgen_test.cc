@@ -1,0 +1,323 @@
+// The loadgen reader and the headline figure per scenario, on AMD's real v4.1 and v5.1 logs
+// (data/examples) and on small logs written here for the cases AMD did not submit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "../test_support.h"
+#include "mlperf/inference/score.h"
+
+namespace mlperf::inference {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::source_dir;
+using testing::TempDir;
+using testing::write_file;
+
+const DataContext& data() {
+  static const DataContext d(source_dir());
+  return d;
+}
+
+fs::path v41(const std::string& scenario) {
+  return source_dir() / "data/examples/inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9" /
+         scenario;
+}
+
+fs::path v51(const std::string& system_model_scenario) {
+  return source_dir() / "data/examples/inference_results_v5.1/closed/AMD/results" / system_model_scenario;
+}
+
+// Finds and scores the one scenario folder at or below `path`.
+DirectoryResult score_one(const fs::path& path) {
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(path, errors);
+  EXPECT_TRUE(errors.empty());
+  EXPECT_EQ(dirs.size(), 1u);
+  if (dirs.size() != 1) return {};
+  EXPECT_TRUE(dirs[0].loadgen.has_value());
+  return score_directory(dirs[0], data(), ScoreOptions{});
+}
+
+const ValidityCheck* check(const InferenceResult& r, const std::string& name) {
+  for (const auto& c : r.checks) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+// One loadgen MLLOG line as loadgen writes it.
+std::string event(const std::string& key, const std::string& value_json, bool is_error = false) {
+  return ":::MLLOG {\"key\": \"" + key + "\", \"value\": " + value_json +
+         ", \"time_ms\": 1.000000, \"namespace\": \"mlperf::logging\", \"event_type\": \"POINT_IN_TIME\", "
+         "\"metadata\": {\"is_error\": " +
+         (is_error ? "true" : "false") +
+         ", \"is_warning\": false, \"file\": \"results.cc\", \"line_no\": 1, \"pid\": 7, \"tid\": 7}}\n";
+}
+
+// A valid run of `scenario` with `extra` events appended (later duplicates do not override).
+std::string run_log(const std::string& scenario, const std::string& extra) {
+  return event("loadgen_version", "\"5.1.0 @ 091d51f041\"") + event("effective_scenario", "\"" + scenario + "\"") +
+         extra + event("effective_min_duration_ms", "600000") + event("effective_min_query_count", "1") +
+         event("effective_samples_per_query", "8") + event("early_stopping_met", "true") +
+         event("result_validity", "\"VALID\"") + event("num_errors", "0");
+}
+
+TEST(InferenceScenario, OfflineLlmReportsTokensPerSecondFromV41Logs) {
+  DirectoryResult d = score_one(v41("Offline"));
+  ASSERT_TRUE(d.inference);
+  const InferenceResult& r = *d.inference;
+  EXPECT_EQ(r.round, "v4.1");
+  EXPECT_EQ(r.round_source, "path");
+  EXPECT_EQ(r.scenario, "Offline");
+  EXPECT_EQ(r.metric, "result_tokens_per_second");
+  EXPECT_EQ(r.units, "Tokens/s");
+  ASSERT_TRUE(r.performance_result);
+  EXPECT_EQ(figure_text(*r.performance_result), "23514.8");
+  EXPECT_TRUE(r.valid);
+  EXPECT_TRUE(d.passed);
+  EXPECT_EQ(d.division, "closed");
+  EXPECT_EQ(d.dir.submitter, "AMD");
+  EXPECT_EQ(d.dir.system, "8xMI300X_2xEPYC-9374F");
+  EXPECT_EQ(d.platform.name, "MI300X");
+  ASSERT_TRUE(r.expected);
+  EXPECT_DOUBLE_EQ(r.expected->published, 23514.8);
+  EXPECT_TRUE(r.expected->within_tolerance);
+  EXPECT_LT(std::fabs(r.expected->delta_percent), 0.001);
+}
+
+TEST(InferenceScenario, ServerLlmReportsCompletedTokensAndTokenLatencies) {
+  DirectoryResult d = score_one(v41("Server"));
+  ASSERT_TRUE(d.inference);
+  const InferenceResult& r = *d.inference;
+  EXPECT_EQ(r.metric, "result_completed_tokens_per_second");
+  EXPECT_EQ(figure_text(*r.performance_result), "21028.2");
+  EXPECT_EQ(r.units, "Tokens/s");
+  const ValidityCheck* ttft = check(r, "ttft_99_percentile_ns");
+  ASSERT_NE(ttft, nullptr);
+  EXPECT_TRUE(ttft->passed);
+  EXPECT_EQ(ttft->value, 1604171041);
+  EXPECT_EQ(ttft->limit, 2000000000);
+  EXPECT_GT(ttft->line, 0u);
+  const ValidityCheck* tpot = check(r, "tpot_99_percentile_ns");
+  ASSERT_NE(tpot, nullptr);
+  EXPECT_EQ(tpot->value, 197873909);
+  EXPECT_EQ(tpot->limit, 200000000);
+  EXPECT_NE(check(r, "early_stopping"), nullptr);
+  EXPECT_NE(check(r, "server_target_latency_ns"), nullptr);
+}
+
+TEST(InferenceScenario, InteractiveIsAServerRunUnderTighterLimits) {
+  DirectoryResult d = score_one(v51("8xMI300X_2xEPYC_9575F/llama2-70b-99/Interactive"));
+  ASSERT_TRUE(d.inference);
+  const InferenceResult& r = *d.inference;
+  EXPECT_EQ(r.round, "v5.1");
+  EXPECT_EQ(r.scenario, "Interactive");
+  EXPECT_EQ(r.loadgen_scenario, "Server");
+  EXPECT_FALSE(r.inferred);
+  EXPECT_EQ(figure_text(*r.performance_result), "8840.42");
+  EXPECT_EQ(r.units, "Tokens/s");
+  EXPECT_EQ(check(r, "ttft_99_percentile_ns")->limit, 450000000);
+  EXPECT_EQ(check(r, "tpot_99_percentile_ns")->limit, 40000000);
+  EXPECT_TRUE(r.valid);
+}
+
+TEST(InferenceScenario, NonLlmOfflineIsSamplesAndServerIsQueriesPerSecond) {
+  DirectoryResult offline = score_one(v51("8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline"));
+  ASSERT_TRUE(offline.inference);
+  EXPECT_EQ(offline.inference->metric, "result_samples_per_second");
+  EXPECT_EQ(offline.inference->units, "Samples/s");
+  EXPECT_EQ(figure_text(*offline.inference->performance_result), "18.5856");
+  EXPECT_EQ(offline.platform.name, "MI325X");
+  DirectoryResult server = score_one(v51("8xMI325x_2xEPYC-9655/stable-diffusion-xl/Server"));
+  ASSERT_TRUE(server.inference);
+  EXPECT_EQ(server.inference->metric, "result_completed_samples_per_sec");
+  EXPECT_EQ(server.inference->units, "Queries/s");
+  EXPECT_EQ(figure_text(*server.inference->performance_result), "16.2044");
+}
+
+TEST(InferenceScenario, SingleStreamAndMultiStreamAreEarlyStoppingLatenciesInMilliseconds) {
+  TempDir tmp;
+  fs::path base = tmp.path() / "inference_v5.1/closed/Org/results/sys/resnet50";
+  write_file(base / "SingleStream/performance/run_1/mlperf_log_detail.txt",
+             run_log("SingleStream", event("early_stopping_latency_ss", "513395")));
+  write_file(base / "MultiStream/performance/run_1/mlperf_log_detail.txt",
+             run_log("MultiStream", event("early_stopping_latency_ms", "1482812")));
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  ASSERT_EQ(dirs.size(), 2u);
+  DirectoryResult ms = score_directory(dirs[0], data(), ScoreOptions{});
+  DirectoryResult ss = score_directory(dirs[1], data(), ScoreOptions{});
+  ASSERT_TRUE(ss.inference && ms.inference);
+  EXPECT_EQ(ss.inference->scenario, "SingleStream");
+  EXPECT_EQ(ss.inference->metric, "early_stopping_latency_ss");
+  EXPECT_DOUBLE_EQ(*ss.inference->performance_result, 0.513395);
+  EXPECT_EQ(ss.inference->units, "Latency (ms)");
+  EXPECT_TRUE(ss.inference->lower_is_better);
+  EXPECT_EQ(ms.inference->metric, "early_stopping_latency_ms");
+  EXPECT_DOUBLE_EQ(*ms.inference->performance_result, 1.482812);
+  EXPECT_EQ(ms.inference->units, "Latency (ms)");
+  EXPECT_EQ(ms.inference->rules_model, "resnet");
+}
+
+TEST(InferenceScenario, ResultsInferredFromASingleStreamRun) {
+  TempDir tmp;
+  fs::path base = tmp.path() / "inference_v5.1/open/Org/results/edge/retinanet";
+  std::string single = event("early_stopping_latency_ss", "2000000") + event("early_stopping_latency_ms", "3000000") +
+                       event("result_qps_without_loadgen_overhead", "123.5");
+  write_file(base / "MultiStream/performance/run_1/mlperf_log_detail.txt", run_log("SingleStream", single));
+  write_file(base / "Offline/performance/run_1/mlperf_log_detail.txt", run_log("SingleStream", single));
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  ASSERT_EQ(dirs.size(), 2u);
+  DirectoryResult ms = score_directory(dirs[0], data(), ScoreOptions{});
+  DirectoryResult off = score_directory(dirs[1], data(), ScoreOptions{});
+  // MultiStream from SingleStream: 8 samples per query × the early stopping latency.
+  EXPECT_TRUE(ms.inference->inferred);
+  EXPECT_DOUBLE_EQ(*ms.inference->performance_result, 3000000.0 * 8 / 1e6);
+  EXPECT_EQ(ms.inference->units, "Latency (ms)");
+  // Offline from SingleStream: queries per second without loadgen overhead.
+  EXPECT_TRUE(off.inference->inferred);
+  EXPECT_EQ(off.inference->metric, "result_qps_without_loadgen_overhead");
+  EXPECT_DOUBLE_EQ(*off.inference->performance_result, 123.5);
+  EXPECT_EQ(off.inference->units, "Samples/s");
+}
+
+TEST(InferenceValidity, EachFailedConditionCarriesValueLimitAndLine) {
+  TempDir tmp;
+  fs::path dir = tmp.path() / "inference_v5.1/closed/Org/results/sys/llama2-70b-99/Server";
+  std::string log = event("loadgen_version", "\"5.1.0 @ 0\"") + event("effective_scenario", "\"Server\"") +
+                    event("effective_min_duration_ms", "60000") + event("early_stopping_met", "false") +
+                    event("early_stopping_result", "\"Processed too few queries\"") +
+                    event("effective_target_latency_ns", "30000000000") +
+                    event("result_first_token_99.00_percentile_latency_ns", "2500000000") +
+                    event("result_time_per_output_token_99.00_percentile_ns", "150000000") +
+                    event("error_invalid_config", "\"Multiple conf files are used\"", true) +
+                    event("result_validity", "\"INVALID\"") +
+                    event("result_completed_tokens_per_second", "1234.5");
+  write_file(dir / "performance/run_1/mlperf_log_detail.txt", log);
+  DirectoryResult d = score_one(tmp.path());
+  ASSERT_TRUE(d.inference);
+  const InferenceResult& r = *d.inference;
+  EXPECT_FALSE(r.valid);
+  EXPECT_FALSE(d.passed);
+  EXPECT_DOUBLE_EQ(*r.performance_result, 1234.5);  // the figure is still reported
+  EXPECT_FALSE(check(r, "result_validity")->passed);
+  EXPECT_EQ(check(r, "result_validity")->line, 10u);
+  const ValidityCheck* duration = check(r, "min_duration");
+  EXPECT_FALSE(duration->passed);
+  EXPECT_EQ(duration->value, 60000);
+  EXPECT_EQ(duration->limit, 600000);
+  EXPECT_EQ(duration->line, 3u);
+  EXPECT_FALSE(check(r, "early_stopping")->passed);
+  EXPECT_NE(check(r, "early_stopping")->message.find("Processed too few queries"), std::string::npos);
+  EXPECT_FALSE(check(r, "server_target_latency_ns")->passed);
+  EXPECT_EQ(check(r, "server_target_latency_ns")->limit, 20000000000LL);
+  EXPECT_FALSE(check(r, "ttft_99_percentile_ns")->passed);
+  EXPECT_TRUE(check(r, "tpot_99_percentile_ns")->passed);
+  const ValidityCheck* errors = check(r, "loadgen_errors");
+  EXPECT_FALSE(errors->passed);
+  EXPECT_EQ(errors->value, 1);
+  EXPECT_NE(errors->message.find("line 9: Multiple conf files are used"), std::string::npos);
+}
+
+TEST(InferenceValidity, AMissingKeyFailsItsCheckAndAMalformedLineIsAnInputError) {
+  TempDir tmp;
+  fs::path dir = tmp.path() / "sys/resnet50/Offline";
+  write_file(dir / "performance/run_1/mlperf_log_detail.txt",
+             event("effective_scenario", "\"Offline\"") + ":::MLLOG {\"key\": \"result_validity\", \"value\": \n" +
+                 event("effective_min_duration_ms", "600000"));
+  DirectoryResult d = score_one(tmp.path());
+  ASSERT_TRUE(d.inference);
+  EXPECT_FALSE(d.inference->performance_result);
+  EXPECT_FALSE(check(*d.inference, "performance_result")->passed);
+  EXPECT_EQ(check(*d.inference, "performance_result")->message, "result_samples_per_second is not in the log");
+  EXPECT_FALSE(check(*d.inference, "result_validity")->passed);
+  ASSERT_EQ(d.errors.size(), 1u);
+  EXPECT_NE(d.errors[0].find("mlperf_log_detail.txt:2: "), std::string::npos) << d.errors[0];
+}
+
+TEST(InferenceSummaryLog, WithoutADetailLogTheSummaryIsRead) {
+  TempDir tmp;
+  fs::path dir = tmp.path() / "inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9/Server";
+  write_file(dir / "performance/run_1/mlperf_log_summary.txt",
+             testing::read_file(v41("Server") / "performance/run_1/mlperf_log_summary.txt"));
+  DirectoryResult d = score_one(tmp.path());
+  ASSERT_TRUE(d.inference);
+  const InferenceResult& r = *d.inference;
+  EXPECT_TRUE(r.from_summary);
+  EXPECT_EQ(r.loadgen_scenario, "Server");
+  EXPECT_DOUBLE_EQ(*r.performance_result, 21028.23);  // the summary's two decimals
+  EXPECT_EQ(r.units, "Tokens/s");
+  EXPECT_TRUE(check(r, "result_validity")->passed);
+  EXPECT_TRUE(check(r, "early_stopping")->passed);
+  EXPECT_EQ(check(r, "min_duration")->value, 600000);
+  EXPECT_EQ(check(r, "loadgen_errors"), nullptr);  // the summary does not list them
+  EXPECT_EQ(check(r, "ttft_99_percentile_ns")->value, 1604171041);
+  EXPECT_TRUE(r.valid);
+}
+
+TEST(InferenceDiscovery, ATreeMayHoldTrainingAndInferenceAndBareLoadgenFolders) {
+  TempDir tmp;
+  fs::copy(source_dir() / "data/examples", tmp.path() / "examples", fs::copy_options::recursive);
+  write_file(tmp.path() / "harness/llama2-70b-99/Offline/mlperf_log_detail.txt",
+             run_log("Offline", event("result_tokens_per_second", "1000.5")));
+  // A compliance run below a scenario folder is not a result of its own.
+  write_file(tmp.path() / "examples/inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9/"
+                          "Offline/TEST06/performance/run_1/mlperf_log_detail.txt",
+             "");
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  EXPECT_TRUE(errors.empty());
+  int training = 0, inference = 0;
+  for (const auto& d : dirs) (d.loadgen ? inference : training)++;
+  EXPECT_EQ(training, 2);
+  EXPECT_EQ(inference, 8);
+  auto it = std::find_if(dirs.begin(), dirs.end(), [](const BenchmarkDir& d) { return d.loadgen && d.loadgen->bare; });
+  ASSERT_NE(it, dirs.end());
+  const BenchmarkDir& bare = *it;
+  EXPECT_TRUE(bare.loadgen->bare);
+  DirectoryResult r = score_directory(bare, data(), ScoreOptions{});
+  ASSERT_TRUE(r.inference);
+  EXPECT_EQ(r.inference->model, "llama2-70b-99");  // from the folder names above the logs
+  EXPECT_EQ(r.inference->scenario, "Offline");
+  EXPECT_EQ(r.inference->round_source, "loadgen_version");
+  EXPECT_DOUBLE_EQ(*r.inference->performance_result, 1000.5);
+  EXPECT_EQ(r.inference->units, "Tokens/s");
+}
+
+TEST(InferenceRulesData, LoadgenVersionsAndPathsNameRounds) {
+  EXPECT_EQ(round_from_loadgen_version("5.1.0 @ 091d51f041"), "v5.1");
+  EXPECT_EQ(round_from_loadgen_version("4.1 @ 379ee5345a"), "v4.1");
+  EXPECT_EQ(round_from_loadgen_version("unknown"), std::nullopt);
+  EXPECT_EQ(round_from_path("/x/inference_results_v4.1/closed"), "v4.1");
+  EXPECT_EQ(round_from_path("/tmp/inference_v5.1/closed"), "v5.1");
+  EXPECT_EQ(round_from_path("/tmp/results"), std::nullopt);
+  const InferenceRules& rules = data().inference().rules;
+  EXPECT_EQ(rules.model_of("llama3_1-405b_pruned"), "llama3.1-405b");
+  EXPECT_EQ(rules.model_of("llama2-70b-99"), "llama2-70b-99");
+  EXPECT_EQ(rules.rounds.at("v5.1").model_result_keys.at("whisper").at("Offline"), "result_tokens_per_second");
+}
+
+TEST(InferenceCompare, ALatencyIsBetterLower) {
+  DirectoryResult a, b;
+  auto ra = std::make_shared<InferenceResult>(), rb = std::make_shared<InferenceResult>();
+  ra->performance_result = 2.0;
+  rb->performance_result = 1.0;
+  ra->units = rb->units = "Latency (ms)";
+  ra->lower_is_better = rb->lower_is_better = true;
+  a.inference = ra;
+  b.inference = rb;
+  EXPECT_DOUBLE_EQ(*speedup(a, b), 2.0);  // half the latency: twice as good
+  auto ta = std::make_shared<InferenceResult>(*ra), tb = std::make_shared<InferenceResult>(*rb);
+  ta->units = tb->units = "Samples/s";
+  ta->lower_is_better = tb->lower_is_better = false;
+  a.inference = ta;
+  b.inference = tb;
+  EXPECT_DOUBLE_EQ(*speedup(a, b), 0.5);  // half the throughput
+}
+
+}  // namespace
+}  // namespace mlperf::inference
