@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <deque>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
@@ -295,13 +296,29 @@ std::string describe_failed_check(const std::string& key, const Expr& check, Env
                                           : "be " + op + " " + expected;
     return fmt::format("{} must {}{}; found {}", key, phrase, where, shorten(repr(value)));
   }
-  const PyDict* d = env.v.dict();
-  std::string found = has_value ? repr(value) : "no value";
-  if (d) {
-    auto m = d->find("metadata");
-    if (m != d->end()) found += ", metadata " + repr(m->second);
-  }
-  return fmt::format("{} must satisfy `{}`{}; found {}", key, check.text(), where, shorten(found));
+  // Otherwise: the values of what the expression reads (s[...], ll.*, v[...]), as Python has them.
+  std::vector<std::string> seen;
+  std::vector<std::string> parts;
+  std::function<void(const Node&)> collect = [&](const Node& n) {
+    bool reads_state = (n.kind == Node::kSubscript || n.kind == Node::kAttribute);
+    const Node* base = &n;
+    while (base->kind == Node::kSubscript || base->kind == Node::kAttribute) base = base->kids[0].get();
+    if (reads_state && base->kind == Node::kName && (base->name == "s" || base->name == "v" || base->name == "ll")) {
+      std::string text = node_text(n);
+      if (std::find(seen.begin(), seen.end(), text) != seen.end()) return;
+      seen.push_back(text);
+      try {
+        parts.push_back(text + " = " + shorten(repr(eval_node(n, env))));
+      } catch (const PyError& e) {
+        parts.push_back(text + " raises " + e.type);
+      }
+      return;
+    }
+    for (const auto& k : n.kids) collect(*k);
+  };
+  collect(root);
+  return fmt::format("{} must satisfy `{}`{}; found {}", key, check.text(), where,
+                     parts.empty() ? std::string("the check false") : fmt::format("{}", fmt::join(parts, ", ")));
 }
 
 // One config's pass over the lines (mlp_compliance.py configured_checks).
