@@ -38,11 +38,6 @@ bool is_per_run(std::string_view id) {
 
 std::string number_text(double v) { return fmt::format("{}", v); }
 
-std::string time_text(double time_ms) {
-  // time_ms is an integer in practice; print it without an exponent.
-  if (std::floor(time_ms) == time_ms && std::fabs(time_ms) < 1e18) return fmt::format("{:.0f}", time_ms);
-  return fmt::format("{}", time_ms);
-}
 
 std::string bounds_text(const std::string& name, const Bounds& b) {
   std::string out;

@@ -456,15 +456,12 @@ Run read_run(LineReader& reader, const std::string& name, const std::string& ben
     if (scanner.scan(line.text, view, line.needle_at) == ScanKind::kEvent) {
       view.line = line.number;
       builder.add(view);
-      if (rules) {
-        rules->add_event(view.key, view.time_ms, line.number, mllog_payload(line.text),
-                         !view.value.empty() && !view.metadata.empty());
-      }
+      if (rules) rules->add_event(view, line.text, line.needle_at);
       continue;
     }
     LineKind kind = add_parsed_line(builder, name, line, event, error);
     if (rules && kind == LineKind::kEvent) {
-      rules->add_event(event.key, event.time_ms, line.number, mllog_payload(line.text), false);
+      rules->add_event(event.key, event.time_ms, line.number, mllog_payload(line.text));
     } else if (rules && kind == LineKind::kError) {
       rules->add_parse_error(line.number, error);
     }

@@ -4,6 +4,7 @@
 
 #include "mlperf/compliance/pyexpr.h"
 
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -52,6 +53,154 @@ PyValue from_json(const nlohmann::json& j) {
 
 namespace {
 
+// A recursive reader of validated JSON text (see from_json_text); `at` moves past what it read.
+class JsonText {
+ public:
+  explicit JsonText(std::string_view text) : t_(text) {}
+
+  PyValue value(int depth = 0) {
+    skip();
+    if (at_ >= t_.size() || depth > 1000) return {};
+    char c = t_[at_];
+    if (c == '{') {
+      ++at_;
+      auto d = std::make_shared<PyDict>();
+      skip();
+      if (peek() == '}') {
+        ++at_;
+        return PyValue(d);
+      }
+      while (at_ < t_.size()) {
+        skip();
+        std::string key = string();
+        skip();
+        if (peek() == ':') ++at_;
+        (*d)[std::move(key)] = value(depth + 1);
+        skip();
+        if (peek() == ',') {
+          ++at_;
+          continue;
+        }
+        if (peek() == '}') ++at_;
+        break;
+      }
+      return PyValue(d);
+    }
+    if (c == '[') {
+      ++at_;
+      auto l = std::make_shared<PyList>();
+      skip();
+      if (peek() == ']') {
+        ++at_;
+        return PyValue(l);
+      }
+      while (at_ < t_.size()) {
+        l->push_back(value(depth + 1));
+        skip();
+        if (peek() == ',') {
+          ++at_;
+          continue;
+        }
+        if (peek() == ']') ++at_;
+        break;
+      }
+      return PyValue(l);
+    }
+    if (c == '"') return PyValue(string());
+    if (t_.compare(at_, 4, "true") == 0) return at_ += 4, PyValue(true);
+    if (t_.compare(at_, 5, "false") == 0) return at_ += 5, PyValue(false);
+    if (t_.compare(at_, 4, "null") == 0) return at_ += 4, PyValue();
+    return number();
+  }
+
+ private:
+  char peek() const { return at_ < t_.size() ? t_[at_] : '\0'; }
+  void skip() {
+    while (at_ < t_.size() && (t_[at_] == ' ' || t_[at_] == '\t' || t_[at_] == '\n' || t_[at_] == '\r')) ++at_;
+  }
+  static void append_utf8(std::string& out, std::uint32_t cp) {
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+  std::uint32_t hex4() {
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4 && at_ < t_.size(); ++i, ++at_) {
+      char h = t_[at_];
+      v = v * 16 + static_cast<std::uint32_t>(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+    }
+    return v;
+  }
+  std::string string() {
+    std::string out;
+    if (peek() != '"') return out;
+    ++at_;
+    while (at_ < t_.size() && t_[at_] != '"') {
+      char c = t_[at_++];
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      char e = peek();
+      ++at_;
+      switch (e) {
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        case 'r': out += '\r'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'u': {
+          std::uint32_t cp = hex4();
+          if (cp >= 0xD800 && cp < 0xDC00 && peek() == '\\' && at_ + 1 < t_.size() && t_[at_ + 1] == 'u') {
+            at_ += 2;
+            std::uint32_t low = hex4();
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          }
+          append_utf8(out, cp);
+          break;
+        }
+        default: out += e;
+      }
+    }
+    ++at_;
+    return out;
+  }
+  PyValue number() {
+    std::size_t start = at_;
+    bool integral = true;
+    while (at_ < t_.size()) {
+      char c = t_[at_];
+      if (c == '.' || c == 'e' || c == 'E') integral = false;
+      else if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+')) break;
+      ++at_;
+    }
+    std::string_view text = t_.substr(start, at_ - start);
+    if (integral) {
+      std::int64_t i = 0;
+      auto r = std::from_chars(text.data(), text.data() + text.size(), i);
+      if (r.ec == std::errc()) return PyValue(i);
+    }
+    double d = 0;
+    std::from_chars(text.data(), text.data() + text.size(), d);
+    return PyValue(d);
+  }
+
+  std::string_view t_;
+  std::size_t at_ = 0;
+};
+
 std::string float_repr(double d) {
   if (std::isnan(d)) return "nan";
   if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
@@ -78,6 +227,8 @@ std::string str_repr(const std::string& s) {
 }
 
 }  // namespace
+
+PyValue from_json_text(std::string_view text) { return JsonText(text).value(); }
 
 std::string repr(const PyValue& value) {
   switch (value.v.index()) {

@@ -18,11 +18,19 @@ namespace mlperf::compliance {
 
 namespace fs = std::filesystem;
 
+void ConfigFile::build_index() {
+  index_.clear();
+  for (std::size_t i = 0; i < keys.size(); ++i) index_[keys[i].name] = static_cast<int>(i);  // the last wins
+}
+
+int ConfigFile::index_of(std::string_view key) const {
+  auto it = index_.find(key);
+  return it == index_.end() ? -1 : it->second;
+}
+
 const KeyRule* ConfigFile::find(std::string_view key) const {
-  for (auto it = keys.rbegin(); it != keys.rend(); ++it) {
-    if (it->name == key) return &*it;
-  }
-  return nullptr;
+  int i = index_of(key);
+  return i < 0 ? nullptr : &keys[static_cast<std::size_t>(i)];
 }
 
 namespace {
@@ -135,6 +143,7 @@ ConfigFile parse_config(std::string_view yaml_text, const std::string& name) {
         else throw std::runtime_error(fmt::format("{}: unknown field {}", where, f));
       }
       config.keys.push_back(std::move(rule));
+      config.build_index();
     } else {
       throw std::runtime_error(fmt::format("{} (line {}): unsupported record {}", name, record.Mark().line + 1, kind));
     }
@@ -455,11 +464,12 @@ void Judge::apply(const ConfigFile& config) {
     bool first_checked = false;
     std::size_t atleast_passed = 0;
   };
-  std::map<std::string, Seen, std::less<>> seen;
+  std::vector<Seen> seen(config.keys.size());  // by rule position
   for (const LogLine& line : lines) {
-    const KeyRule* rule = config.find(line.key);
-    if (!rule) continue;
-    Seen& st = seen[line.key];
+    int at = config.index_of(line.key);
+    if (at < 0) continue;
+    const KeyRule* rule = &config.keys[static_cast<std::size_t>(at)];
+    Seen& st = seen[static_cast<std::size_t>(at)];
     st.lines.push_back(&line);
     env.v = line.v;
     env.timestamp = line.timestamp;
@@ -486,22 +496,27 @@ void Judge::apply(const ConfigFile& config) {
     }
     if (line.key.find("submission_") != std::string::npos) st.executed = true;
   }
-  for (const KeyRule& rule : config.keys) {
+  for (std::size_t i = 0; i < config.keys.size(); ++i) {
+    const KeyRule& rule = config.keys[i];
     if (config.find(rule.name) != &rule || !rule.atleast_one_check) continue;
-    auto it = seen.find(rule.name);
-    if (it != seen.end() && it->second.atleast_passed == 0) {
-      put(true, it->second.lines.back()->line, rule_name(config, rule.name),
+    const Seen& st = seen[i];
+    if (!st.lines.empty() && st.atleast_passed == 0) {
+      put(true, st.lines.back()->line, rule_name(config, rule.name),
           fmt::format("some {} must satisfy `{}`{} ({}); none of the {} did", rule.name, rule.atleast_one_check->text(),
-                      division_words(config), config.name, it->second.lines.size()),
+                      division_words(config), config.name, st.lines.size()),
           "");
     }
   }
+  auto count_of = [&](std::string_view key) -> std::size_t {
+    int i = config.index_of(key);
+    return i < 0 ? 0 : seen[static_cast<std::size_t>(i)].lines.size();
+  };
 
   std::vector<std::vector<std::string>> alternatives;
   for (const KeyRule& rule : config.keys) {
     if (config.find(rule.name) != &rule) continue;  // replaced by a later record
-    auto it = seen.find(rule.name);
-    std::size_t count = it == seen.end() ? 0 : it->second.lines.size();
+    const Seen& st = seen[static_cast<std::size_t>(config.index_of(rule.name))];
+    std::size_t count = st.lines.size();
     std::string where = fmt::format("{} ({})", division_words(config), config.name);
     std::string rname = rule_name(config, rule.name);
     switch (rule.req.kind) {
@@ -511,7 +526,7 @@ void Judge::apply(const ConfigFile& config) {
           put(true, 0, rname, fmt::format("{} must be logged exactly once{}; found none", rule.name, where), rule.name);
           break;
         }
-        const auto& ls = it->second.lines;
+        const auto& ls = st.lines;
         auto value_of = [](const LogLine* l) { return l->v.dict()->at("value"); };
         bool same = std::all_of(ls.begin(), ls.end(), [&](const LogLine* l) { return py_equal(value_of(l), value_of(ls[0])); });
         if (same) {
@@ -552,10 +567,9 @@ void Judge::apply(const ConfigFile& config) {
         std::sort(alts.begin(), alts.end());
         if (std::find(alternatives.begin(), alternatives.end(), alts) != alternatives.end()) break;
         alternatives.push_back(alts);
-        bool any = std::any_of(alts.begin(), alts.end(), [&](const std::string& k) {
-          auto s = seen.find(k);
-          return s != seen.end() && !s->second.lines.empty();
-        });
+        // An alternative without a rule of its own in this config is never counted (the
+        // official reported_values holds only keys with rules): count_of gives 0 then.
+        bool any = std::any_of(alts.begin(), alts.end(), [&](const std::string& k) { return count_of(k) > 0; });
         if (!any) {
           put(true, 0, rname,
               fmt::format("{} must be logged at least once{}; found none", fmt::format("{}", fmt::join(alts, " or ")),
@@ -603,14 +617,36 @@ LogVerdict judge_lines(const RuleLibrary& library, const Ruleset& ruleset, std::
   return verdict;
 }
 
-LogReader::LogReader(const RuleLibrary& library, const Ruleset& ruleset)
-    : library_(library), ruleset_(ruleset), keys_(library.keys_with_rules(ruleset)) {}
+LogReader::LogReader(const RuleLibrary& library, const Ruleset& ruleset) : library_(library), ruleset_(ruleset) {
+  for (const auto& k : library.keys_with_rules(ruleset)) keys_.insert(k);
+}
 
-void LogReader::add_event(std::string_view key, double time_ms, std::uint64_t line, std::string_view payload,
-                          bool complete) {
+namespace {
+constexpr std::string_view kMissingField = "MLLOG line without {}; the official parser stops here and rejects the log";
+}
+
+void LogReader::add_event(const EventView& view, std::string_view line_text, std::size_t token_at) {
   ++events_;
-  bool wanted = keys_.count(std::string(key)) > 0;
-  if (complete && !wanted) return;
+  bool wanted = wants(view.key);
+  if (view.value.empty() || view.metadata.empty()) {
+    // value absent, or metadata absent or not an object: the full payload decides.
+    add_event(view.key, view.time_ms, view.line, line_text.substr(token_at + kMllogToken.size()));
+    --events_;
+    return;
+  }
+  if (!wanted) return;
+  LogLine l;
+  l.line = view.line;
+  l.timestamp = view.time_ms;
+  l.key = std::string(view.key);
+  l.v = make_dict();
+  (*l.v.dict())["value"] = from_json_text(view.value);
+  (*l.v.dict())["metadata"] = from_json_text(view.metadata);
+  lines_.push_back(std::move(l));
+}
+
+void LogReader::add_event(std::string_view key, double time_ms, std::uint64_t line, std::string_view payload) {
+  ++events_;
   nlohmann::json doc = nlohmann::json::parse(payload, nullptr, false);
   if (doc.is_discarded() && !is_valid_utf8(payload)) doc = nlohmann::json::parse(latin1_to_utf8(payload), nullptr, false);
   if (!doc.is_object()) {
@@ -620,13 +656,12 @@ void LogReader::add_event(std::string_view key, double time_ms, std::uint64_t li
   if (!doc.contains("value") || !doc.contains("metadata")) {
     if (!stopped_) {
       early_.push_back({true, line, "mlp_parser",
-                        fmt::format("MLLOG line without {}; the official parser stops here and rejects the log",
-                                    doc.contains("value") ? "metadata" : "value")});
+                        fmt::format(fmt::runtime(kMissingField), doc.contains("value") ? "metadata" : "value")});
       stopped_ = true;
     }
     return;
   }
-  if (!wanted) return;
+  if (!wants(key)) return;
   LogLine l;
   l.line = line;
   l.timestamp = time_ms;

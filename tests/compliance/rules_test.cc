@@ -38,7 +38,7 @@ class RulesTest : public ::testing::Test {
         reader.add_parse_error(line, "bad JSON");
         continue;
       }
-      reader.add_event(doc["key"].get<std::string>(), doc["time_ms"].get<double>(), line, p, false);
+      reader.add_event(doc["key"].get<std::string>(), doc["time_ms"].get<double>(), line, p);
     }
     return reader.finish();
   }

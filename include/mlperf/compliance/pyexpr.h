@@ -68,6 +68,11 @@ PyValue make_dict();
 /// int, other numbers → float).
 PyValue from_json(const nlohmann::json& j);
 
+/// The value Python's json.loads gives for JSON text already validated (by scan_mllog_line):
+/// the same as from_json(nlohmann::json::parse(text)) without building the DOM. Text that is
+/// not valid JSON gives an unspecified value, never undefined behaviour.
+PyValue from_json_text(std::string_view text);
+
 /// Python's repr(), e.g. 'sgd', 0.5, 1.0, 1e-05, {'a': 1}, True, None.
 std::string repr(const PyValue& value);
 

@@ -28,10 +28,12 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "mlperf/compliance/pyexpr.h"
+#include "mlperf/mllog.h"
 #include "mlperf/ruleset.h"
 
 namespace mlperf::compliance {
@@ -68,8 +70,20 @@ struct ConfigFile {
   /// "closed", "open" or "" (common.yaml): the division the file's rules bind.
   std::string division;
 
-  /// The rule for `key`, or nullptr.
+  /// The rule for `key` (the last record of that NAME), or nullptr.
   const KeyRule* find(std::string_view key) const;
+  /// Its position in `keys`, or -1.
+  int index_of(std::string_view key) const;
+
+  /// Builds the lookup find/index_of use; parse_config calls it.
+  void build_index();
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, int, Hash, std::equal_to<>> index_;
 };
 
 /// Every config file of the shipped rule folders (configs/compliance/training_X.Y.Z/).
@@ -132,13 +146,16 @@ class LogReader {
   /// `library` must outlive the reader; `ruleset` picks training_<ruleset>/common.yaml.
   LogReader(const RuleLibrary& library, const Ruleset& ruleset);
 
-  /// True when lines of `key` need their value (LogReader::add_line).
-  bool wants(std::string_view key) const { return keys_.count(std::string(key)) > 0; }
-  /// An MLLOG line the parser read as an event. `payload` is the JSON text after the last
-  /// ":::MLLOG " token. `complete` says the parser saw both a value and an object metadata;
-  /// when false, or when the key has rules, the payload is read here.
-  void add_event(std::string_view key, double time_ms, std::uint64_t line, std::string_view payload,
-                 bool complete);
+  /// True when lines of `key` are kept (some config has a rule for the key).
+  bool wants(std::string_view key) const { return keys_.count(key) > 0; }
+  /// A line the fast scanner read (scan_mllog_line gave kEvent, so `line_text` holds one
+  /// MLLOG token, at `token_at`): only the lines of keys with rules are converted, straight
+  /// from the view's JSON text.
+  void add_event(const EventView& view, std::string_view line_text, std::size_t token_at);
+  /// An MLLOG line the full parser read as an event. `payload` is the JSON text after the
+  /// last ":::MLLOG " token; it is parsed again here (the Event does not say whether value
+  /// and metadata were present, which the official parser requires).
+  void add_event(std::string_view key, double time_ms, std::uint64_t line, std::string_view payload);
   /// An MLLOG line that does not parse (the official parser fails on it too).
   void add_parse_error(std::uint64_t line, const std::string& message);
   /// Applies the configs (see the file comment). Never throws.
@@ -147,7 +164,7 @@ class LogReader {
  private:
   const RuleLibrary& library_;
   Ruleset ruleset_;
-  const std::unordered_set<std::string>& keys_;
+  std::unordered_set<std::string_view> keys_;  // views into the library's key names
   std::vector<LogLine> lines_;
   std::uint64_t events_ = 0;
   std::vector<RuleFinding> early_;  // parse errors and lines the official parser stops on
