@@ -21,6 +21,33 @@ const char* PyValue::type_name() const {
   return names[v.index()];
 }
 
+PyDict::iterator PyDict::find(std::string_view key) {
+  for (auto it = items_.begin(); it != items_.end(); ++it) {
+    if (it->first == key) return it;
+  }
+  return items_.end();
+}
+
+PyDict::const_iterator PyDict::find(std::string_view key) const {
+  for (auto it = items_.begin(); it != items_.end(); ++it) {
+    if (it->first == key) return it;
+  }
+  return items_.end();
+}
+
+PyValue& PyDict::operator[](std::string_view key) {
+  auto it = find(key);
+  if (it != items_.end()) return it->second;
+  items_.emplace_back(std::string(key), PyValue());
+  return items_.back().second;
+}
+
+const PyValue& PyDict::at(std::string_view key) const {
+  auto it = find(key);
+  if (it == items_.end()) throw std::out_of_range(std::string(key));
+  return it->second;
+}
+
 PyValue make_dict() { return PyValue(std::make_shared<PyDict>()); }
 
 PyValue from_json(const nlohmann::json& j) {
@@ -65,6 +92,7 @@ class JsonText {
     if (c == '{') {
       ++at_;
       auto d = std::make_shared<PyDict>();
+      d->reserve(6);
       skip();
       if (peek() == '}') {
         ++at_;
@@ -148,11 +176,13 @@ class JsonText {
     if (peek() != '"') return out;
     ++at_;
     while (at_ < t_.size() && t_[at_] != '"') {
-      char c = t_[at_++];
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
+      // Runs without escapes are copied whole.
+      std::size_t stop = t_.find_first_of("\"\\", at_);
+      if (stop == std::string_view::npos) stop = t_.size();
+      out.append(t_.substr(at_, stop - at_));
+      at_ = stop;
+      if (at_ >= t_.size() || t_[at_] == '"') break;
+      ++at_;  // the backslash
       char e = peek();
       ++at_;
       switch (e) {

@@ -618,7 +618,10 @@ LogVerdict judge_lines(const RuleLibrary& library, const Ruleset& ruleset, std::
 }
 
 LogReader::LogReader(const RuleLibrary& library, const Ruleset& ruleset) : library_(library), ruleset_(ruleset) {
-  for (const auto& k : library.keys_with_rules(ruleset)) keys_.insert(k);
+  for (const auto& k : library.keys_with_rules(ruleset)) {
+    keys_.insert(k);
+    if (!k.empty()) maybe_[filter_slot(k)] = true;
+  }
 }
 
 namespace {

@@ -103,8 +103,8 @@ TEST(PyExpr, StatementsUpdateTheSharedState) {
               "'open' == 'open' else 30 ")
       .exec(env);
   EXPECT_EQ(repr(env.s),
-            "{'compile_time_mins': 240, 'global_batch_size': 64, 'next_validation_samples': 192, "
-            "'target_accuracy': 0.69}");
+            "{'next_validation_samples': 192, 'target_accuracy': 0.69, 'global_batch_size': 64, "
+            "'compile_time_mins': 240}");  // insertion order, as Python's dict
   EXPECT_EQ(enqueued, std::vector<std::string>{"training_5.1.0/open_common.yaml"});
   // A statement that raises leaves the earlier ones' effects, as in Python.
   EXPECT_THROW(Code::parse("s['a'] = 1; s['b'] = s['missing']").exec(env), PyError);

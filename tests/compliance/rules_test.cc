@@ -286,7 +286,7 @@ TEST_F(RulesTest, StableDiffusionEvalLinesAggregatePerSamplesCount) {
   EXPECT_FALSE(v.compliant);
   EXPECT_EQ(v.findings.at(0).message,
             "aggregated_eval_accuracy must satisfy `'CLIP' in v['value']` (training_9.9.9/common.yaml); found "
-            "v['value'] = {'FID': 95.0, 'samples_count': 1000}");
+            "v['value'] = {'samples_count': 1000, 'FID': 95.0}");
 }
 
 }  // namespace

@@ -15,7 +15,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
+#include <stdexcept>
+#include <utility>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,7 +29,7 @@ namespace mlperf::compliance {
 
 struct PyValue;
 using PyList = std::vector<PyValue>;
-using PyDict = std::map<std::string, PyValue, std::less<>>;  ///< str keys only (JSON objects, `s`)
+class PyDict;  ///< str keys only (JSON objects, `s`), in insertion order as Python's dict
 
 /// A Python value: None, bool, int (64-bit), float, str, list, dict. Lists and dicts are
 /// shared by reference, as in Python.
@@ -59,6 +60,32 @@ struct PyValue {
   }
   /// Python's type name: "NoneType", "bool", "int", "float", "str", "list", "dict".
   const char* type_name() const;
+};
+
+/// A dict with str keys, in insertion order (a small vector: metadata has a handful of keys).
+class PyDict {
+ public:
+  using Item = std::pair<std::string, PyValue>;
+  using iterator = std::vector<Item>::iterator;
+  using const_iterator = std::vector<Item>::const_iterator;
+
+  iterator begin() { return items_.begin(); }
+  iterator end() { return items_.end(); }
+  const_iterator begin() const { return items_.begin(); }
+  const_iterator end() const { return items_.end(); }
+  iterator find(std::string_view key);
+  const_iterator find(std::string_view key) const;
+  std::size_t count(std::string_view key) const { return find(key) == end() ? 0 : 1; }
+  std::size_t size() const { return items_.size(); }
+  void reserve(std::size_t n) { items_.reserve(n); }
+  bool empty() const { return items_.empty(); }
+  /// The value of `key`, inserted (None) at the end when absent; a present key keeps its place.
+  PyValue& operator[](std::string_view key);
+  /// The value of `key`; throws std::out_of_range when absent.
+  const PyValue& at(std::string_view key) const;
+
+ private:
+  std::vector<Item> items_;
 };
 
 /// A new empty dict value.

@@ -147,7 +147,9 @@ class LogReader {
   LogReader(const RuleLibrary& library, const Ruleset& ruleset);
 
   /// True when lines of `key` are kept (some config has a rule for the key).
-  bool wants(std::string_view key) const { return keys_.count(key) > 0; }
+  bool wants(std::string_view key) const {
+    return !key.empty() && maybe_[filter_slot(key)] && keys_.count(key) > 0;
+  }
   /// A line the fast scanner read (scan_mllog_line gave kEvent, so `line_text` holds one
   /// MLLOG token, at `token_at`): only the lines of keys with rules are converted, straight
   /// from the view's JSON text.
@@ -165,6 +167,12 @@ class LogReader {
   const RuleLibrary& library_;
   Ruleset ruleset_;
   std::unordered_set<std::string_view> keys_;  // views into the library's key names
+  // A cheap first test for wants(): most lines (tracked_stats) have no rule.
+  static std::size_t filter_slot(std::string_view key) {
+    return (key.size() * 31 + static_cast<unsigned char>(key[0]) + 7u * static_cast<unsigned char>(key[key.size() / 2]) +
+            13u * static_cast<unsigned char>(key.back())) & 1023u;
+  }
+  std::vector<bool> maybe_ = std::vector<bool>(1024);
   std::vector<LogLine> lines_;
   std::uint64_t events_ = 0;
   std::vector<RuleFinding> early_;  // parse errors and lines the official parser stops on
