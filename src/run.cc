@@ -435,7 +435,9 @@ Run read_run(LineReader& reader, const std::string& name, const std::string& ben
   RunBuilder builder(name, benchmark_hint, facts, options);
   // The compliance rules read the same lines beside the builder (architecture.md).
   std::optional<compliance::LogReader> rules;
-  if (options.compliance_rules) rules.emplace(*options.compliance_rules, options.ruleset);
+  if (options.compliance_rules && options.compliance_rules->has_ruleset(options.ruleset)) {
+    rules.emplace(*options.compliance_rules, options.ruleset);
+  }
   Line line;
   // One scanner per thread, kept from file to file: the shapes it learnt from one log
   // usually fit the next (the runs of a benchmark log alike). Its results do not depend on

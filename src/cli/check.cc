@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -39,15 +40,6 @@ int run_check(const CheckArgs& args) {
   auto data = load_data(args.data_dir);
   if (!data) return kExitInputError;
   if (args.probe) apply_probe(args.sysfs_root, *data, options);  // warnings only, never fatal
-  compliance::RuleLibrary rules;
-  try {
-    rules = compliance::RuleLibrary::load(data->root() / "configs" / "compliance");
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "mlperf-score: {}\n", e.what());
-    return kExitInputError;
-  }
-  options.compliance_rules = &rules;
-
   int status = kExitPassed;
   // A result log given on its own is judged alone; folders are searched for benchmark directories.
   std::vector<BenchmarkDir> dirs;
@@ -59,7 +51,20 @@ int run_check(const CheckArgs& args) {
       for (auto& d : collect_benchmark_dirs({path}, status)) dirs.push_back(std::move(d));
     }
   }
-  std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
+  // The compliance rules of the rulesets these directories are judged under (as scoring picks them).
+  std::set<Ruleset> rulesets;
+  for (const auto& d : dirs) {
+    rulesets.insert(options.ruleset ? *options.ruleset : d.path_ruleset ? *d.path_ruleset : data->facts().newest_ruleset());
+  }
+  compliance::RuleLibrary rules;
+  try {
+    rules = compliance::RuleLibrary::load(data->root() / "configs" / "compliance", rulesets);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "mlperf-score: {}\n", e.what());
+    return kExitInputError;
+  }
+  options.compliance_rules = &rules;
+    std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
   print_input_errors(results);
 
   CheckOptions check_options;

@@ -177,8 +177,8 @@ class JsonText {
     ++at_;
     while (at_ < t_.size() && t_[at_] != '"') {
       // Runs without escapes are copied whole.
-      std::size_t stop = t_.find_first_of("\"\\", at_);
-      if (stop == std::string_view::npos) stop = t_.size();
+      std::size_t stop = at_;
+      while (stop < t_.size() && t_[stop] != '"' && t_[stop] != '\\') ++stop;
       out.append(t_.substr(at_, stop - at_));
       at_ = stop;
       if (at_ >= t_.size() || t_[at_] == '"') break;

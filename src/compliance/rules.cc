@@ -151,18 +151,50 @@ ConfigFile parse_config(std::string_view yaml_text, const std::string& name) {
   return config;
 }
 
-RuleLibrary RuleLibrary::load(const fs::path& root) {
-  RuleLibrary lib;
+namespace {
+
+// The .yaml files of the training_* folders below `root` (all when `wanted` is null), sorted.
+std::vector<fs::path> config_files(const fs::path& root, const std::set<std::string>* wanted) {
   std::error_code ec;
   if (!fs::is_directory(root, ec)) throw std::runtime_error(fmt::format("{}: no compliance rules folder", root.string()));
   std::vector<fs::path> files;
   for (const auto& folder : fs::directory_iterator(root)) {
-    if (!folder.is_directory() || !folder.path().filename().string().starts_with("training_")) continue;
+    std::string name = folder.path().filename().string();
+    if (!folder.is_directory() || !name.starts_with("training_")) continue;
+    if (wanted && !wanted->count(name)) continue;
     for (const auto& f : fs::directory_iterator(folder.path())) {
       if (f.path().extension() == ".yaml") files.push_back(f.path());
     }
   }
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+RuleLibrary RuleLibrary::load(const fs::path& root) { return load_files(config_files(root, nullptr)); }
+
+RuleLibrary RuleLibrary::load(const fs::path& root, const std::set<Ruleset>& rulesets) {
+  std::set<std::string> wanted;
+  for (const auto& r : rulesets) wanted.insert("training_" + r.str());
+  // Folders named in the wanted folders' files (4.0.0 closed_resnet enqueues training_3.1.0/…).
+  std::set<std::string> named;
+  for (const auto& path : config_files(root, &wanted)) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string body = text.str();
+    for (auto at = body.find("training_"); at != std::string::npos; at = body.find("training_", at + 1)) {
+      auto end = body.find('/', at);
+      if (end != std::string::npos && end - at < 24) named.insert(body.substr(at, end - at));
+    }
+  }
+  wanted.insert(named.begin(), named.end());
+  return load_files(config_files(root, &wanted));
+}
+
+RuleLibrary RuleLibrary::load_files(const std::vector<fs::path>& files) {
+  RuleLibrary lib;
   for (const auto& path : files) {
     std::ifstream in(path, std::ios::binary);
     std::stringstream text;

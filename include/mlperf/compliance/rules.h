@@ -93,6 +93,9 @@ class RuleLibrary {
   /// (and its line for YAML errors) when one is malformed or uses Python outside the
   /// supported subset.
   static RuleLibrary load(const std::filesystem::path& root);
+  /// As load, for the given rulesets only (their folders, and the folders their configs
+  /// name, e.g. training_3.1.0 for 4.0.0): what `check` needs, read faster.
+  static RuleLibrary load(const std::filesystem::path& root, const std::set<Ruleset>& rulesets);
 
   /// The config named as enqueue_config names it ("training_5.1.0/common.yaml"), or nullptr.
   const ConfigFile* config(std::string_view name) const;
@@ -107,6 +110,7 @@ class RuleLibrary {
   const std::map<std::string, ConfigFile, std::less<>>& configs() const { return configs_; }
 
  private:
+  static RuleLibrary load_files(const std::vector<std::filesystem::path>& files);
   std::map<std::string, ConfigFile, std::less<>> configs_;
   std::map<std::string, std::unordered_set<std::string>> keys_by_folder_;
   std::unordered_set<std::string> no_keys_;
