@@ -22,10 +22,7 @@ const char* PyValue::type_name() const {
 }
 
 PyDict::iterator PyDict::find(std::string_view key) {
-  for (auto it = items_.begin(); it != items_.end(); ++it) {
-    if (it->first == key) return it;
-  }
-  return items_.end();
+  return items_.begin() + (std::as_const(*this).find(key) - items_.cbegin());
 }
 
 PyDict::const_iterator PyDict::find(std::string_view key) const {
