@@ -1131,6 +1131,38 @@ void exec_stmts(const std::vector<Stmt>& stmts, Env& env) {
 
 }  // namespace
 
+namespace {
+
+// The value `node` stands for without copying it, when it is a constant, s, v or a chain of
+// constant subscripts of them that exist; nullptr otherwise (eval_node then computes it, and
+// raises where Python raises).
+const PyValue* lookup(const Node& node, const Env& env) {
+  switch (node.kind) {
+    case Node::kConst: return &node.constant;
+    case Node::kName: return node.name == "s" ? &env.s : node.name == "v" ? &env.v : nullptr;
+    case Node::kSubscript: {
+      const Node& index = *node.kids[1];
+      if (index.kind != Node::kConst || !index.constant.str()) return nullptr;
+      const PyValue* base = lookup(*node.kids[0], env);
+      const PyDict* d = base ? base->dict() : nullptr;
+      if (!d) return nullptr;
+      auto it = d->find(*index.constant.str());
+      return it == d->end() ? nullptr : &it->second;
+    }
+    default: return nullptr;
+  }
+}
+
+// `node`'s value: a reference into the constants or the state when lookup finds it, else
+// computed into `slot`.
+const PyValue& operand(const Node& node, Env& env, PyValue& slot) {
+  if (const PyValue* p = lookup(node, env)) return *p;
+  slot = eval_node(node, env);
+  return slot;
+}
+
+}  // namespace
+
 PyValue eval_node(const Node& node, Env& env) {
   switch (node.kind) {
     case Node::kConst: return node.constant;
@@ -1152,7 +1184,11 @@ PyValue eval_node(const Node& node, Env& env) {
       }
       return PyValue(d);
     }
-    case Node::kSubscript: return subscript(eval_node(*node.kids[0], env), eval_node(*node.kids[1], env));
+    case Node::kSubscript: {
+      PyValue base_slot, index_slot;
+      const PyValue& base = operand(*node.kids[0], env, base_slot);
+      return subscript(base, operand(*node.kids[1], env, index_slot));
+    }
     case Node::kAttribute: {
       const Node& owner = *node.kids[0];
       if (owner.kind == Node::kName && owner.name == "ll") {
@@ -1179,11 +1215,13 @@ PyValue eval_node(const Node& node, Env& env) {
     case Node::kBinary:
       return arithmetic(node.name, eval_node(*node.kids[0], env), eval_node(*node.kids[1], env));
     case Node::kCompare: {
-      PyValue left = eval_node(*node.kids[0], env);
+      PyValue slots[2];
+      const PyValue* left = &operand(*node.kids[0], env, slots[0]);
       for (std::size_t i = 0; i < node.ops.size(); ++i) {
-        PyValue right = eval_node(*node.kids[i + 1], env);
-        if (!compare(node.ops[i], left, right)) return PyValue(false);
-        left = std::move(right);
+        PyValue& slot = slots[(i + 1) % 2];  // not the one `left` may live in
+        const PyValue& right = operand(*node.kids[i + 1], env, slot);
+        if (!compare(node.ops[i], *left, right)) return PyValue(false);
+        left = &right;
       }
       return PyValue(true);
     }
