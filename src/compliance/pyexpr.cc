@@ -27,7 +27,9 @@ PyDict::iterator PyDict::find(std::string_view key) {
 
 PyDict::const_iterator PyDict::find(std::string_view key) const {
   for (auto it = items_.begin(); it != items_.end(); ++it) {
-    if (it->first == key) return it;
+    // Lengths first: most keys differ in length, and comparing a string with a view always
+    // calls memcmp.
+    if (it->first.size() == key.size() && std::string_view(it->first) == key) return it;
   }
   return items_.end();
 }

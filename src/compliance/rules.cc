@@ -675,6 +675,7 @@ void LogReader::add_event(const EventView& view, std::string_view line_text, std
   l.timestamp = view.time_ms;
   l.key = std::string(view.key);
   l.v = make_dict();
+  l.v.dict()->reserve(2);
   (*l.v.dict())["value"] = from_json_text(view.value);
   (*l.v.dict())["metadata"] = from_json_text(view.metadata);
   lines_.push_back(std::move(l));
