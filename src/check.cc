@@ -21,11 +21,8 @@ constexpr double kMillisecondsPerMinute = 60000.0;
 // What each built-in check verifies (kCheckIds order).
 constexpr std::array<std::string_view, kCheckIds.size()> kCheckDescriptions = {
     "every result file and RCP table can be read",
-    "every MLLOG line parses (scoring.md 1)",
-    "each required key is logged the required number of times (compliance checker REQ)",
-    "init_start < init_stop <= run_start < run_stop, by time_ms and by line (scoring.md 2)",
-    "initialization is shorter than the division's limit (scoring.md 2)",
-    "run_stop carries metadata.status",
+    "each log passes the official compliance rules (configs/compliance/training_<ruleset>/)",
+    "run_stop reports success (a warning otherwise)",
     "some eval_accuracy meets the quality target (scoring.md 2, 6)",
     "benchmark, global batch size and division agree across the runs (scoring.md 4.1)",
     "at least the benchmark's required number of runs (scoring.md 6)",
@@ -34,65 +31,14 @@ constexpr std::array<std::string_view, kCheckIds.size()> kCheckDescriptions = {
 };
 
 // The checks that judge one result file; their failures may be accepted under olympic scoring.
-constexpr std::array<std::string_view, 6> kPerRunChecks = {"mllog_parse",     "required_keys",
-                                                           "event_order",     "init_time",
-                                                           "run_stop_status", "quality_target"};
+constexpr std::array<std::string_view, 3> kPerRunChecks = {"compliance", "run_stop_status", "quality_target"};
 
 bool is_per_run(std::string_view id) {
   return std::find(kPerRunChecks.begin(), kPerRunChecks.end(), id) != kPerRunChecks.end();
 }
 
-// ---- rules file -----------------------------------------------------------------------
-
-Finding::Severity severity_of(const nlohmann::ordered_json& j, const std::string& where, const std::string& key) {
-  std::string s = j.get<std::string>();
-  if (s == "error") return Finding::kError;
-  if (s == "warning") return Finding::kWarning;
-  throw std::runtime_error(fmt::format("{}: {}: unknown severity \"{}\" (error or warning)", where, key, s));
-}
-
-// A key's rule; nullopt for "requirement": "none" (removes the key in an override).
-std::optional<KeyRule> key_rule_of(const std::string& key, const nlohmann::ordered_json& j, const std::string& where) {
-  if (!j.is_object()) throw std::runtime_error(fmt::format("{}: {}: expected an object", where, key));
-  std::string requirement = j.at("requirement").get<std::string>();
-  KeyRule rule;
-  rule.key = key;
-  if (requirement == "exactly_one") {
-    rule.requirement = KeyRequirement::kExactlyOne;
-  } else if (requirement == "at_least_one") {
-    rule.requirement = KeyRequirement::kAtLeastOne;
-  } else if (requirement == "none") {
-    return std::nullopt;
-  } else {
-    throw std::runtime_error(fmt::format(
-        "{}: {}: unknown requirement \"{}\" (exactly_one, at_least_one or none)", where, key, requirement));
-  }
-  if (j.contains("repeats")) rule.repeats = severity_of(j.at("repeats"), where, key);
-  return rule;
-}
-
-Ruleset ruleset_of(const nlohmann::ordered_json& j, const std::string& where) {
-  auto r = Ruleset::parse(j.get<std::string>());
-  if (!r) throw std::runtime_error(fmt::format("{}: bad ruleset {}", where, j.dump()));
-  return *r;
-}
-
-void read_limits(const nlohmann::ordered_json& j, std::optional<double>& closed, std::optional<double>& open) {
-  if (!j.contains("init_limit_minutes")) return;
-  const auto& limits = j.at("init_limit_minutes");
-  if (limits.contains("closed")) closed = limits.at("closed").get<double>();
-  if (limits.contains("open")) open = limits.at("open").get<double>();
-}
-
-// ---- formatting helpers ---------------------------------------------------------------
-
 std::string number_text(double v) { return fmt::format("{}", v); }
 
-std::string time_text(double time_ms) {
-  // time_ms is an integer in practice; print it without an exponent.
-  if (std::floor(time_ms) == time_ms && std::fabs(time_ms) < 1e18) return fmt::format("{:.0f}", time_ms);
-  return fmt::format("{}", time_ms);
-}
 
 std::string bounds_text(const std::string& name, const Bounds& b) {
   std::string out;
@@ -160,77 +106,21 @@ void check_input(const DirectoryResult& r, Collector& out) {
   }
 }
 
-void check_parse(const Run& run, Collector& out) {
-  for (const auto& e : run.parse_errors) out.add("mllog_parse", Finding::kError, run.file, e.line, e.message);
-  if (run.parse_error_count > run.parse_errors.size()) {
-    out.add("mllog_parse", Finding::kError, run.file, 0,
-            fmt::format("{} more MLLOG lines failed to parse (not listed)",
-                        run.parse_error_count - run.parse_errors.size()));
+// The official compliance verdict of each log (compliance/rules.h), its findings as they are.
+void check_compliance(const Run& run, CheckReport& report, Collector& out) {
+  if (!run.compliance) return;
+  for (const auto& f : run.compliance->findings) {
+    out.add("compliance", f.error ? Finding::kError : Finding::kWarning, run.file, f.line, f.message);
   }
-}
-
-void check_required_keys(const Run& run, const CheckRuleSet& rules, Collector& out) {
-  for (const auto& rule : rules.required_keys) {
-    const Run::KeyCensus* c = census_of(run, rule.key);
-    int count = c ? c->count : 0;
-    if (count == 0) {
-      out.add("required_keys", Finding::kError, run.file, 0,
-              fmt::format("{} is never logged; required {}", rule.key,
-                          rule.requirement == KeyRequirement::kExactlyOne ? "exactly once" : "at least once"));
-    } else if (count > 1 && rule.requirement == KeyRequirement::kExactlyOne) {
-      out.add("required_keys", rule.repeats, run.file, c->last.line,
-              fmt::format("{} is logged {} times (first at line {}, last at line {}); required exactly once",
-                          rule.key, count, c->first.line, c->last.line));
-    }
-  }
-}
-
-// `later` must come after `earlier` in time (strictly when `strict`) and in the log.
-void check_pair(const Run& run, const char* earlier_key, const EventMark& earlier, const char* later_key,
-                const EventMark& later, bool strict, Collector& out) {
-  bool time_bad = strict ? later.time_ms <= earlier.time_ms : later.time_ms < earlier.time_ms;
-  bool line_bad = later.line < earlier.line;
-  if (!time_bad && !line_bad) return;
-  out.add("event_order", Finding::kError, run.file, later.line,
-          fmt::format("{} at line {} (time_ms {}) {} {} at line {} (time_ms {})", later_key, later.line,
-                      time_text(later.time_ms), line_bad ? "is logged before" : (strict ? "is not after" : "is before"),
-                      earlier_key, earlier.line, time_text(earlier.time_ms)));
-}
-
-void check_event_order(const Run& run, Collector& out) {
-  if (run.late_init_start) {
-    out.add("event_order", Finding::kError, run.file, run.late_init_start->line,
-            fmt::format("init_start at line {} comes after init_stop or run_start", run.late_init_start->line));
-  }
-  // The first init_start in the log, for the line order; the earliest by time for the time order.
-  if (run.init_start && run.init_stop) {
-    EventMark first = *run.init_start;
-    if (const Run::KeyCensus* c = census_of(run, "init_start")) first.line = std::min(first.line, c->first.line);
-    check_pair(run, "init_start", first, "init_stop", *run.init_stop, true, out);
-  }
-  if (run.init_stop && run.run_start) check_pair(run, "init_stop", *run.init_stop, "run_start", *run.run_start, false, out);
-  if (run.run_start && run.run_stop) check_pair(run, "run_start", *run.run_start, "run_stop", *run.run_stop, true, out);
-}
-
-void check_init_time(const Run& run, const std::string& division, const CheckRuleSet& rules, Collector& out) {
-  if (!run.init_start || !run.init_stop) return;
-  bool open = division == "open";
-  double limit = open ? rules.init_limit_minutes_open : rules.init_limit_minutes_closed;
-  double minutes = (run.init_stop->time_ms - run.init_start->time_ms) / kMillisecondsPerMinute;
-  if (minutes < limit) return;
-  out.add("init_time", Finding::kError, run.file, run.init_stop->line,
-          fmt::format("initialization took {:.2f} minutes (init_start at line {} to init_stop at line {}); the {} "
-                      "division allows less than {}",
-                      minutes, run.init_start->line, run.init_stop->line, open ? "open" : "closed",
-                      number_text(limit)));
+  std::size_t errors = 0, warnings = 0;
+  for (const auto& f : run.compliance->findings) (f.error ? errors : warnings)++;
+  report.logs.push_back({run.file, run.compliance->compliant, errors, warnings});
 }
 
 void check_run_stop_status(const Run& run, Collector& out) {
   if (!run.run_stop) return;
-  if (!run.status) {
-    out.add("run_stop_status", Finding::kError, run.file, run.run_stop->line,
-            fmt::format("run_stop at line {} has no metadata.status", run.run_stop->line));
-  } else if (*run.status != "success") {
+  // A missing status is the compliance rules' business (common.yaml run_stop CHECK).
+  if (run.status && *run.status != "success") {
     out.add("run_stop_status", Finding::kWarning, run.file, run.run_stop->line,
             fmt::format("run_stop status is \"{}\": the run did not converge", *run.status));
   }
@@ -395,70 +285,6 @@ std::string location(const std::string& file, std::uint64_t line) {
 
 const char* to_string(Finding::Severity severity) { return severity == Finding::kError ? "error" : "warning"; }
 
-CheckRules CheckRules::parse(std::string_view json_text, const std::string& where) {
-  CheckRules rules;
-  try {
-    auto doc = nlohmann::ordered_json::parse(json_text);
-    const auto& def = doc.at("default");
-    for (const auto& [key, j] : def.at("required_keys").items()) {
-      if (auto rule = key_rule_of(key, j, where)) rules.default_.required_keys.push_back(*rule);
-    }
-    std::optional<double> closed, open;
-    read_limits(def, closed, open);
-    if (closed) rules.default_.init_limit_minutes_closed = *closed;
-    if (open) rules.default_.init_limit_minutes_open = *open;
-    for (const auto& o : doc.value("overrides", nlohmann::ordered_json::array())) {
-      Override ov;
-      const auto& span = o.at("rulesets");
-      if (!span.is_array() || span.size() != 2) {
-        throw std::runtime_error(fmt::format("{}: an override's \"rulesets\" must be [first, last]", where));
-      }
-      ov.first = ruleset_of(span.at(0), where);
-      ov.last = ruleset_of(span.at(1), where);
-      if (ov.last < ov.first) throw std::runtime_error(fmt::format("{}: override span {} ends before it starts", where, span.dump()));
-      if (o.contains("required_keys")) {
-        for (const auto& [key, j] : o.at("required_keys").items()) ov.keys.emplace_back(key, key_rule_of(key, j, where));
-      }
-      read_limits(o, ov.init_limit_minutes_closed, ov.init_limit_minutes_open);
-      rules.overrides_.push_back(std::move(ov));
-    }
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(fmt::format("{}: {}", where, e.what()));
-  }
-  return rules;
-}
-
-CheckRules CheckRules::load(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot open the check rules", file.string()));
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), file.string());
-}
-
-CheckRuleSet CheckRules::for_ruleset(const Ruleset& ruleset) const {
-  CheckRuleSet out = default_;
-  for (const auto& o : overrides_) {
-    if (ruleset < o.first || o.last < ruleset) continue;
-    for (const auto& entry : o.keys) {
-      const auto& key = entry.first;  // a plain name: clang 14 cannot capture structured bindings
-      const auto& rule = entry.second;
-      auto it = std::find_if(out.required_keys.begin(), out.required_keys.end(),
-                             [&key](const KeyRule& k) { return k.key == key; });
-      if (!rule) {
-        if (it != out.required_keys.end()) out.required_keys.erase(it);
-      } else if (it != out.required_keys.end()) {
-        *it = *rule;
-      } else {
-        out.required_keys.push_back(*rule);
-      }
-    }
-    if (o.init_limit_minutes_closed) out.init_limit_minutes_closed = *o.init_limit_minutes_closed;
-    if (o.init_limit_minutes_open) out.init_limit_minutes_open = *o.init_limit_minutes_open;
-  }
-  return out;
-}
-
 bool CheckResult::passed() const { return count(Finding::kError) == 0; }
 
 std::size_t CheckResult::count(Finding::Severity severity) const {
@@ -481,8 +307,7 @@ const CheckResult* CheckReport::find(std::string_view check) const {
   return nullptr;
 }
 
-CheckReport check_directory(const DirectoryResult& r, const CheckRuleSet& rules, const Facts& facts,
-                            const CheckOptions& options) {
+CheckReport check_directory(const DirectoryResult& r, const Facts& facts, const CheckOptions& options) {
   if (r.dir.loadgen) return inference::check_inference_directory(r);
   CheckReport report;
   report.directory = r.dir.path.string();
@@ -499,18 +324,26 @@ CheckReport check_directory(const DirectoryResult& r, const CheckRuleSet& rules,
   Collector out(report);
 
   check_input(r, out);
-  for (const auto& run : r.runs) {
-    check_parse(run, out);
-    check_required_keys(run, rules, out);
-    check_event_order(run, out);
-    check_init_time(run, run.division.empty() ? r.division : run.division, rules, out);
-    check_run_stop_status(run, out);
-    check_quality_target(run, r, facts, out);
+  if (!r.runs.empty() && !r.runs.front().compliance) {
+    out.add("compliance", Finding::kWarning, r.dir.path.string(), 0,
+            fmt::format("no official compliance rules shipped for ruleset {}: logs not judged", r.ruleset.str()));
   }
-  check_consistency(r, out);
-  check_run_count(r, out);
-  check_olympic_score(r, report, out);
-  check_rcp(r, out);
+  for (const auto& run : r.runs) {
+    check_compliance(run, report, out);
+    check_run_stop_status(run, out);
+    if (!r.dir.single_log) check_quality_target(run, r, facts, out);
+  }
+  if (r.dir.single_log) {
+    // One log on its own: only what judges a log (the official checker's scope).
+    std::erase_if(report.checks, [](const CheckResult& c) {
+      return c.check != "input_readable" && c.check != "compliance" && c.check != "run_stop_status";
+    });
+  } else {
+    check_consistency(r, out);
+    check_run_count(r, out);
+    check_olympic_score(r, report, out);
+    check_rcp(r, out);
+  }
 
   for (const auto& extra : options.extra_checks) {
     CheckResult c = extra(r);
@@ -535,6 +368,10 @@ nlohmann::json check_to_json(const CheckReport& report) {
     }
     checks.push_back({{"check", c.check}, {"description", c.description}, {"passed", c.passed()}, {"findings", findings}});
   }
+  nlohmann::json logs = nlohmann::json::array();
+  for (const auto& l : report.logs) {
+    logs.push_back({{"file", l.file}, {"compliant", l.compliant}, {"errors", l.errors}, {"warnings", l.warnings}});
+  }
   return {{"directory", report.directory},
           {"submitter", report.submitter},
           {"system", report.system},
@@ -545,7 +382,8 @@ nlohmann::json check_to_json(const CheckReport& report) {
           {"passed", report.passed()},
           {"errors", report.count(Finding::kError)},
           {"warnings", report.count(Finding::kWarning)},
-          {"checks", checks}};
+          {"checks", checks},
+          {"logs", logs}};
 }
 
 void write_check_json(std::ostream& out, const std::vector<CheckReport>& reports) {

@@ -163,6 +163,13 @@ void walk(const fs::path& path, std::vector<BenchmarkDir>& out, std::vector<Disc
 
 }  // namespace
 
+BenchmarkDir single_log_dir(const fs::path& file) {
+  fs::path folder = file.parent_path();
+  BenchmarkDir dir = as_benchmark_dir(folder.empty() ? fs::path(".") : folder, {file});
+  dir.single_log = true;
+  return dir;
+}
+
 std::vector<BenchmarkDir> find_benchmark_dirs(const fs::path& root, std::vector<DiscoveryError>& errors) {
   std::vector<BenchmarkDir> out;
   std::error_code ec;

@@ -393,9 +393,10 @@ void add_too_long(RunBuilder& builder, const std::string& name, const Line& line
 }
 
 // `line` through the full parser into `builder`: an event, an error, or nothing (no MLLOG).
-void add_parsed_line(RunBuilder& builder, const std::string& name, const Line& line, Event& event,
-                     std::string& error) {
-  switch (parse_mllog_line(line.text, event, error)) {
+LineKind add_parsed_line(RunBuilder& builder, const std::string& name, const Line& line, Event& event,
+                         std::string& error) {
+  LineKind kind = parse_mllog_line(line.text, event, error);
+  switch (kind) {
     case LineKind::kNotMllog:
       break;
     case LineKind::kEvent:
@@ -406,6 +407,13 @@ void add_parsed_line(RunBuilder& builder, const std::string& name, const Line& l
       builder.add_error({name, line.number, error});
       break;
   }
+  return kind;
+}
+
+// The JSON after the last MLLOG token of `text` (scoring.md §1).
+std::string_view mllog_payload(std::string_view text) {
+  std::size_t at = text.rfind(kMllogToken);
+  return at == std::string_view::npos ? std::string_view() : text.substr(at + kMllogToken.size());
 }
 
 }  // namespace
@@ -425,6 +433,11 @@ Run read_run(const std::filesystem::path& path, const std::string& benchmark_hin
 Run read_run(LineReader& reader, const std::string& name, const std::string& benchmark_hint,
              const Facts& facts, const RunOptions& options) {
   RunBuilder builder(name, benchmark_hint, facts, options);
+  // The compliance rules read the same lines beside the builder (architecture.md).
+  std::optional<compliance::LogReader> rules;
+  if (options.compliance_rules && options.compliance_rules->has_ruleset(options.ruleset)) {
+    rules.emplace(*options.compliance_rules, options.ruleset);
+  }
   Line line;
   // One scanner per thread, kept from file to file: the shapes it learnt from one log
   // usually fit the next (the runs of a benchmark log alike). Its results do not depend on
@@ -438,17 +451,26 @@ Run read_run(LineReader& reader, const std::string& name, const std::string& ben
   while (reader.next_with(kMllogToken, line)) {
     if (line.truncated) {
       add_too_long(builder, name, line, reader);
+      if (rules) rules->add_parse_error(line.number, "line too long");
       continue;
     }
     // The fast path reads most lines; the full parser decides the others (and words errors).
     if (scanner.scan(line.text, view, line.needle_at) == ScanKind::kEvent) {
       view.line = line.number;
       builder.add(view);
+      if (rules) rules->add_event(view, line.text, line.needle_at);
       continue;
     }
-    add_parsed_line(builder, name, line, event, error);
+    LineKind kind = add_parsed_line(builder, name, line, event, error);
+    if (rules && kind == LineKind::kEvent) {
+      rules->add_event(event.key, event.time_ms, line.number, mllog_payload(line.text));
+    } else if (rules && kind == LineKind::kError) {
+      rules->add_parse_error(line.number, error);
+    }
   }
-  return builder.finish();
+  Run run = builder.finish();
+  if (rules) run.compliance = rules->finish();
+  return run;
 }
 
 Run read_run_full_parser(LineReader& reader, const std::string& name, const std::string& benchmark_hint,

@@ -123,7 +123,7 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
     out.ruleset = data.facts().newest_ruleset();
     out.ruleset_source = "newest shipped";
   }
-  RunOptions run_options{out.ruleset, options.bert_train_samples};
+  RunOptions run_options{out.ruleset, options.bert_train_samples, options.compliance_rules};
 
   read_result_files(dir, data.facts(), run_options, ahead, out.runs, out.errors);
 
@@ -260,7 +260,10 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
     out.warnings.push_back("RCP check failed; not required in the open division");
   }
   bool rcp_ok = out.rcp.passed || !rcp_required;
-  if (out.olympic_minutes && rcp_ok) out.score_minutes = *out.olympic_minutes * out.rcp.normalization_factor;
+  // The score is reported whatever the RCP verdict (olympic mean × 1.0 on a fail); the verdict fails.
+  if (out.olympic_minutes) {
+    out.score_minutes = *out.olympic_minutes * (out.rcp.passed ? out.rcp.normalization_factor : 1.0);
+  }
   out.passed = out.olympic_minutes.has_value() && rcp_ok;
 
   // scaling.json: reported, never modified (§5).
@@ -314,7 +317,7 @@ std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& 
     Ruleset ruleset = options.ruleset       ? *options.ruleset
                       : dirs[d].path_ruleset ? *dirs[d].path_ruleset
                                              : data.facts().newest_ruleset();
-    ahead[d].options = RunOptions{ruleset, options.bert_train_samples};
+    ahead[d].options = RunOptions{ruleset, options.bert_train_samples, options.compliance_rules};
     ahead[d].runs.resize(dirs[d].result_files.size());
     ahead[d].errors.resize(dirs[d].result_files.size());
     for (std::size_t f = 0; f < dirs[d].result_files.size(); ++f) {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mlperf/check.h"
 #include "test_support.h"
 
 namespace mlperf {
@@ -65,7 +66,7 @@ TEST(CliCheck, TheExamplesPassAndNothingIsWrittenIntoThem) {
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("AMD / MI355X_EPYC_9575F_pytorch / llama31_8b: PASSED\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  division closed   ruleset 5.1.0 (path)\n"), std::string::npos);
-  EXPECT_NE(r.out.find("  required_keys    pass\n"), std::string::npos);
+  EXPECT_NE(r.out.find("  compliance       pass\n"), std::string::npos);
   EXPECT_NE(r.out.find("check: 2 directories, 2 passed, 0 failed; 0 errors, 0 warnings\n"), std::string::npos);
   EXPECT_EQ(snapshot(source_dir() / "data/examples/training_results_v5.1"), before);
 }
@@ -78,8 +79,9 @@ TEST(CliCheck, TwoMissingRunStopsExitOneWithGithubAnnotations) {
   auto r = run_command(binary() + " check --ruleset 5.1.0 --format github " + q(dir) + " 2>/dev/null");
   EXPECT_EQ(r.status, 1) << r.out;
   std::string prefix = "::error file=" + dir.string();
-  EXPECT_EQ(r.out.rfind(prefix + "/result_3.txt,title=required_keys::run_stop is never logged; required exactly once\n" +
-                            prefix + "/result_5.txt,title=required_keys::run_stop is never logged; required exactly once\n" +
+  const std::string missing = "run_stop must be logged exactly once (training_5.1.0/common.yaml); found none\n";
+  EXPECT_EQ(r.out.rfind(prefix + "/result_3.txt,title=compliance::" + missing + prefix +
+                            "/result_5.txt,title=compliance::" + missing +
                             prefix + ",title=olympic_score::2 of 10 runs do not count (result_3.txt, result_5.txt); " +
                             "the olympic mean drops at most 1: no valid score\n" + prefix +
                             ",title=rcp::RCP check failed (insufficient_convergence): ",
@@ -101,12 +103,68 @@ TEST(CliCheck, OneMissingRunStopExitsZeroWithAWarning) {
   EXPECT_EQ(d["passed"], true);
   EXPECT_EQ(d["errors"], 0);
   EXPECT_EQ(d["warnings"], 2);
-  const auto& keys = d["checks"][2];
-  EXPECT_EQ(keys["check"], "required_keys");
+  const auto& keys = d["checks"][1];
+  EXPECT_EQ(keys["check"], "compliance");
   EXPECT_EQ(keys["passed"], true);
   EXPECT_EQ(keys["findings"][0]["severity"], "warning");
   EXPECT_EQ(keys["findings"][0]["file"], (dir / "result_3.txt").string());
   EXPECT_TRUE(keys["findings"][0]["line"].is_null());
+  // The per-log official verdicts: result_3 is not compliant although the directory passes.
+  ASSERT_EQ(d["logs"].size(), 10u);
+  EXPECT_EQ(d["logs"][3]["file"], (dir / "result_3.txt").string());
+  EXPECT_EQ(d["logs"][3]["compliant"], false);
+  EXPECT_EQ(d["logs"][4]["compliant"], true);
+}
+
+// Issue #12's example: a closed llama31_8b log with opt_name "sgd", opt_adamw_beta_1 0.5 and
+// max_sequence_length 4096, given on its own. The official checker rejects it (exit 1) with
+// these three CHECK failures.
+TEST(CliCheck, ASingleClosedLlamaLogWithWrongHyperparametersFailsWithTheRuleInWords) {
+  TempDir tmp;
+  fs::path log = tmp.path() / "llama31_8b" / "result_0.txt";
+  fs::create_directories(log.parent_path());
+  std::string text = read_file(example_system() / "llama31_8b" / "result_0.txt");
+  auto swap = [&](const std::string& from, const std::string& to) {
+    auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  swap("\"key\": \"opt_name\", \"value\": \"adamw\"", "\"key\": \"opt_name\", \"value\": \"sgd\"");
+  swap("\"key\": \"opt_adamw_beta_1\", \"value\": 0.9", "\"key\": \"opt_adamw_beta_1\", \"value\": 0.5");
+  swap("\"key\": \"max_sequence_length\", \"value\": 8192", "\"key\": \"max_sequence_length\", \"value\": 4096");
+  write_file(log, text);
+
+  auto r = run_command(binary() + " check --ruleset 5.1.0 " + q(log) + " 2>&1");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("  compliance       FAIL, 3 errors\n"
+                       "    error    result_0.txt:19: max_sequence_length must be 8192 in the closed division "
+                       "(training_5.1.0/closed_llama31_8b.yaml); found 4096\n"
+                       "    error    result_0.txt:23: opt_name must be 'adamw' in the closed division "
+                       "(training_5.1.0/closed_llama31_8b.yaml); found 'sgd'\n"
+                       "    error    result_0.txt:25: opt_adamw_beta_1 must be 0.9 in the closed division "
+                       "(training_5.1.0/closed_llama31_8b.yaml); found 0.5\n"),
+            std::string::npos)
+      << r.out;
+  // A single log is judged alone: no run count, olympic or RCP checks.
+  EXPECT_EQ(r.out.find("run_count"), std::string::npos) << r.out;
+
+  auto j = run_command(binary() + " check --ruleset 5.1.0 --format json " + q(log) + " 2>/dev/null");
+  EXPECT_EQ(j.status, 1);
+  auto doc = nlohmann::json::parse(j.out);
+  const auto& logs = doc["results"][0]["logs"];
+  ASSERT_EQ(logs.size(), 1u);
+  EXPECT_EQ(logs[0]["file"], log.string());
+  EXPECT_EQ(logs[0]["compliant"], false);
+  EXPECT_EQ(logs[0]["errors"], 3);
+}
+
+TEST(CliCheck, AnUntouchedSingleLogExitsZero) {
+  auto r = run_command(binary() + " check --ruleset 5.1.0 --format json " +
+                       q(example_system() / "llama31_8b" / "result_4.txt") + " 2>/dev/null");
+  EXPECT_EQ(r.status, 0) << r.out;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["results"][0]["logs"][0]["compliant"], true);
+  EXPECT_EQ(doc["results"][0]["passed"], true);
 }
 
 TEST(CliCheck, NineOfTenRunsExitOneAndTheJunitFileSaysWhy) {
@@ -123,7 +181,7 @@ TEST(CliCheck, NineOfTenRunsExitOneAndTheJunitFileSaysWhy) {
   std::string xml = read_file(junit);
   expect_well_formed_xml(junit);
   EXPECT_EQ(occurrences(xml, "<testsuite "), 1u);
-  EXPECT_EQ(occurrences(xml, "<testcase "), 11u);
+  EXPECT_EQ(occurrences(xml, "<testcase "), kCheckIds.size());
   EXPECT_NE(xml.find("<failure message=\"" + dir.string() + ": 9 result files; llama31_8b requires 10 runs\" "
                      "type=\"run_count\">"),
             std::string::npos)
@@ -180,7 +238,7 @@ TEST(CliCheck, Corpus) {
   EXPECT_NE(r.out.find("check: 184 directories, 184 passed, 0 failed; 0 errors, "), std::string::npos);
   std::string xml = read_file(junit);
   EXPECT_EQ(occurrences(xml, "<testsuite "), 184u);
-  EXPECT_EQ(occurrences(xml, "<testcase "), 184u * 11u);
+  EXPECT_EQ(occurrences(xml, "<testcase "), 184u * kCheckIds.size());
   EXPECT_EQ(occurrences(xml, "<failure "), 0u);
   EXPECT_EQ(occurrences(xml, "<property name=\"ruleset\" value=\"5.1.0\"/>"), 184u);
   expect_well_formed_xml(junit);

@@ -50,17 +50,17 @@ CheckReport report(const std::string& dir, bool failing) {
   r.ruleset_source = "path";
   for (auto id : kCheckIds) r.checks.push_back({std::string(id), "", {}});
   if (failing) {
-    r.checks[3].findings.push_back({"event_order", Finding::kError, dir + "/result_2.txt", 41, "run_start <early> & \"bad\""});
-    r.checks[3].findings.push_back({"event_order", Finding::kError, dir + "/result_6.txt", 41, "second"});
+    r.checks[1].findings.push_back({"compliance", Finding::kError, dir + "/result_2.txt", 41, "run_start <early> & \"bad\""});
+    r.checks[1].findings.push_back({"compliance", Finding::kError, dir + "/result_6.txt", 41, "second"});
     r.checks[0].findings.push_back({"input_readable", Finding::kError, dir + "/result_9.txt", 0, "cannot open"});
   }
-  r.checks[2].findings.push_back({"required_keys", Finding::kWarning, dir + "/result_0.txt", 7, "repeated"});
+  r.checks[2].findings.push_back({"run_stop_status", Finding::kWarning, dir + "/result_0.txt", 7, "repeated"});
   return r;
 }
 
 TEST(JunitXml, OneSuitePerDirectoryOneCasePerCheck) {
   std::string xml = junit_xml({report("/r/a&b", false), report("/r/c", true)});
-  EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mlperf-score check\" tests=\"22\" "
+  EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mlperf-score check\" tests=\"16\" "
                       "failures=\"1\" errors=\"1\">\n",
                       0),
             0u)
@@ -69,11 +69,11 @@ TEST(JunitXml, OneSuitePerDirectoryOneCasePerCheck) {
   EXPECT_EQ(occurrences(xml, "</testsuite>"), 2u);
   EXPECT_EQ(occurrences(xml, "<testcase "), 2 * kCheckIds.size());
   EXPECT_EQ(occurrences(xml, "</testcase>"), 2 * kCheckIds.size());
-  EXPECT_NE(xml.find("<testsuite name=\"/r/a&amp;b\" tests=\"11\" failures=\"0\" errors=\"0\" skipped=\"0\">"),
+  EXPECT_NE(xml.find("<testsuite name=\"/r/a&amp;b\" tests=\"8\" failures=\"0\" errors=\"0\" skipped=\"0\">"),
             std::string::npos);
-  EXPECT_NE(xml.find("<testsuite name=\"/r/c\" tests=\"11\" failures=\"1\" errors=\"1\" skipped=\"0\">"), std::string::npos);
+  EXPECT_NE(xml.find("<testsuite name=\"/r/c\" tests=\"8\" failures=\"1\" errors=\"1\" skipped=\"0\">"), std::string::npos);
   EXPECT_NE(xml.find("<failure message=\"/r/c/result_2.txt:41: run_start &lt;early&gt; &amp; &quot;bad&quot; (and 1 "
-                     "more)\" type=\"event_order\">/r/c/result_2.txt:41: run_start &lt;early&gt; &amp; "
+                     "more)\" type=\"compliance\">/r/c/result_2.txt:41: run_start &lt;early&gt; &amp; "
                      "&quot;bad&quot;&#10;/r/c/result_6.txt:41: second&#10;</failure>"),
             std::string::npos)
       << xml;

@@ -1,11 +1,12 @@
 #pragma once
-// `mlperf-score check`: the checks a submission directory must pass (issue #3), judged on
-// what the scorer already computed (DirectoryResult, Run): logs are never parsed a second
-// time. The per-ruleset rules (required keys, initialization limits) are data,
-// configs/checks.json, transcribed from the mlperf_logging compliance checker.
+// `mlperf-score check`: the checks a submission directory must pass (issues #3, #12), judged
+// on what the scorer already computed (DirectoryResult, Run): logs are never parsed a second
+// time. Per log, the official compliance rules (configs/compliance/, read by the compliance
+// stage beside the run builder) give the verdict; the directory verdict is the package
+// checker's (olympic drop allowance, run count, RCP).
 //
-// Each check has a stable id. Per-run checks (mllog_parse, required_keys, event_order,
-// init_time, run_stop_status, quality_target) find problems in one result file; as in the
+// Each check has a stable id. Per-run checks (compliance, run_stop_status, quality_target)
+// find problems in one result file; as in the
 // official package checker, a directory may hold as many failing runs as the olympic mean
 // drops (1, or 4 for unet3d): their findings are then warnings, not errors.
 
@@ -41,58 +42,18 @@ struct Finding {
 /// "error" or "warning".
 const char* to_string(Finding::Severity severity);
 
-/// How often a key must be logged in one result file (compliance checker REQ).
-enum class KeyRequirement {
-  kExactlyOne,  ///< EXACTLY_ONE
-  kAtLeastOne,  ///< AT_LEAST_ONE
-};
-
-/// The requirement on one MLLOG key.
-struct KeyRule {
-  std::string key;  ///< the MLLOG key, e.g. "run_stop"
-  KeyRequirement requirement = KeyRequirement::kExactlyOne;
-  /// Severity when an exactly_one key is logged more than once (multi-rank logs repeat the
-  /// submission_* keys; the v5.1 round accepted that).
-  Finding::Severity repeats = Finding::kError;
-};
-
-/// The rules in force for one ruleset.
-struct CheckRuleSet {
-  std::vector<KeyRule> required_keys;     ///< in the order of configs/checks.json
-  double init_limit_minutes_closed = 30;  ///< init_stop − first init_start must be less (§2)
-  double init_limit_minutes_open = 240;
-};
-
-/// All rules of configs/checks.json: a default plus overrides per ruleset span.
-class CheckRules {
- public:
-  /// Reads configs/checks.json. Throws std::runtime_error naming the file when it is
-  /// missing or malformed (unknown requirement or severity, bad ruleset span).
-  static CheckRules load(const std::filesystem::path& file);
-  /// Parses the JSON text of a rules file; `where` names it in errors. Same errors as load.
-  static CheckRules parse(std::string_view json_text, const std::string& where);
-
-  /// The default rules with every override whose inclusive span holds `ruleset` applied in
-  /// file order: an override replaces the keys it names and removes those marked
-  /// "requirement": "none"; new keys go to the end.
-  CheckRuleSet for_ruleset(const Ruleset& ruleset) const;
-
- private:
-  struct Override {
-    Ruleset first;
-    Ruleset last;
-    std::vector<std::pair<std::string, std::optional<KeyRule>>> keys;  ///< nullopt: remove
-    std::optional<double> init_limit_minutes_closed;
-    std::optional<double> init_limit_minutes_open;
-  };
-  CheckRuleSet default_;
-  std::vector<Override> overrides_;
-};
-
 /// The ids of the built-in checks, in report order.
-inline constexpr std::array<std::string_view, 11> kCheckIds = {
-    "input_readable", "mllog_parse",   "required_keys", "event_order",   "init_time", "run_stop_status",
-    "quality_target", "consistency",   "run_count",     "olympic_score", "rcp"};
+inline constexpr std::array<std::string_view, 8> kCheckIds = {
+    "input_readable", "compliance", "run_stop_status", "quality_target",
+    "consistency",    "run_count",  "olympic_score",   "rcp"};
+
+/// The official compliance verdict of one result log (compliance/rules.h).
+struct LogCompliance {
+  std::string file;
+  bool compliant = false;  ///< the official checker's verdict (the drop allowance does not change it)
+  std::size_t errors = 0;
+  std::size_t warnings = 0;
+};
 
 /// One check of one directory: its findings; it passes when none is an error.
 struct CheckResult {
@@ -116,6 +77,8 @@ struct CheckReport {
   Ruleset ruleset;
   std::string ruleset_source;  ///< "--ruleset", "path" or "newest shipped"
   std::vector<CheckResult> checks;  ///< kCheckIds in order, then any extra checks
+  /// Per result log judged by the official compliance rules, in file order.
+  std::vector<LogCompliance> logs;
   /// A result file or a data table could not be read: the CLI exits 2 (input error).
   bool input_error = false;
 
@@ -138,13 +101,11 @@ struct CheckOptions {
 
 /// Runs every check on one scored directory (never re-reads its logs):
 /// - input_readable: DirectoryResult::errors (unreadable result files, malformed RCP table);
-/// - mllog_parse: each MLLOG line that failed to parse (scoring.md §1);
-/// - required_keys: the key census against `rules` (compliance checker REQ);
-/// - event_order: init_start < init_stop ≤ run_start < run_stop, by time_ms and by line;
-///   no init_start after init_stop or run_start (§2);
-/// - init_time: init_stop − first init_start below the division's limit (§2);
-/// - run_stop_status: run_stop carries metadata.status (a status other than "success" is
-///   a warning);
+/// - compliance: the official compliance rules' findings per log (Run::compliance, read by
+///   score_directories with ScoreOptions::compliance_rules; a warning when none were read);
+///   each judged log also gets a CheckReport::logs entry with the official verdict;
+/// - run_stop_status: a run_stop status other than "success" (a warning: compliance does not
+///   judge it);
 /// - quality_target: some eval_accuracy meets the benchmark's target (§2, §6);
 /// - consistency: submission_benchmark, global_batch_size and submission_division agree
 ///   across the runs (each run unlike the majority is a finding at its line, §4.1);
@@ -153,8 +114,7 @@ struct CheckOptions {
 ///   olympic mean drops (§3); when at most that many fail, their findings become warnings;
 /// - rcp: the RCP check passes (§4; closed division, a warning in the open division).
 /// `facts` describes the quality target in messages. Never throws for bad input.
-CheckReport check_directory(const DirectoryResult& result, const CheckRuleSet& rules, const Facts& facts,
-                            const CheckOptions& options = {});
+CheckReport check_directory(const DirectoryResult& result, const Facts& facts, const CheckOptions& options = {});
 
 /// One report as JSON: directory, submitter, system, benchmark, division, ruleset,
 /// ruleset_source, passed, errors, warnings (counts), checks[] (check, description, passed,

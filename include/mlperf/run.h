@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mlperf/compliance/rules.h"
 #include "mlperf/facts.h"
 #include "mlperf/mllog.h"
 #include "mlperf/ruleset.h"
@@ -22,6 +23,9 @@ class LineReader;
 struct RunOptions {
   Ruleset ruleset;                  ///< ruleset the run is judged under
   bool bert_train_samples = false;  ///< bert: samples to converge from train_samples (§4.1)
+  /// When set, read_run also judges the log by the official compliance rules of `ruleset`
+  /// (Run::compliance), in the same pass. Must outlive the call.
+  const compliance::RuleLibrary* compliance_rules = nullptr;
 };
 
 /// Where and when a key event was logged.
@@ -73,6 +77,9 @@ struct Run {
   std::uint64_t mllog_lines = 0;         ///< lines holding the MLLOG token
   std::uint64_t parse_error_count = 0;   ///< MLLOG lines that failed to parse
   std::vector<ParseError> parse_errors;  ///< the first kMaxKeptParseErrors of them
+
+  /// The official compliance verdict (RunOptions::compliance_rules set), else nullopt.
+  std::optional<compliance::LogVerdict> compliance;
 
   /// Why the run does not count towards the score (§2); empty when it counts.
   std::vector<std::string> drop_reasons;

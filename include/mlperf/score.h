@@ -85,6 +85,8 @@ struct BenchmarkDir {
   /// archive) path component: X.Y.0.
   std::optional<Ruleset> path_ruleset;
   std::optional<LoadgenRun> loadgen;  ///< set for an inference scenario folder
+  /// Made by single_log_dir: one log given on its own, judged alone (no directory checks).
+  bool single_log = false;
 };
 
 /// Problems met while walking the input paths (unreadable folders, missing paths).
@@ -97,6 +99,10 @@ struct DiscoveryError {
 /// symbolic links to directories (no loops); never writes. Errors are appended to `errors`.
 std::vector<BenchmarkDir> find_benchmark_dirs(const std::filesystem::path& root,
                                               std::vector<DiscoveryError>& errors);
+
+/// A result log given on its own (`check LOG`): its folder as the benchmark directory, the
+/// log its only result file (any file name), single_log set. Never reads the file.
+BenchmarkDir single_log_dir(const std::filesystem::path& file);
 
 /// Which RCP set to use (§4.4).
 enum class RcpPass { kPruned, kFull };
@@ -112,6 +118,8 @@ struct ScoreOptions {
   /// no accelerator and whose logs name no known platform (placeholders, system names); a
   /// directory naming a different platform keeps its own tag and gets a warning.
   std::optional<PlatformTag> probed_platform;
+  /// `check`: judge every log by the official compliance rules while reading it (Run::compliance).
+  const compliance::RuleLibrary* compliance_rules = nullptr;
 };
 
 /// Everything known about one scored directory.
@@ -132,7 +140,7 @@ struct DirectoryResult {
   int olympic_drop = 1;
   std::optional<double> olympic_minutes;  ///< §3; nullopt when too many runs dropped
   RcpVerdict rcp;
-  std::optional<double> score_minutes;    ///< §5: olympic × factor; nullopt when no valid score
+  std::optional<double> score_minutes;    ///< §5: olympic × factor (× 1.0 when the RCP check fails); nullopt without an olympic mean
   std::optional<double> scaling_json_factor;  ///< scaling.json "scaling_factor", when present
   std::optional<ExpectedComparison> expected;
   std::vector<std::string> warnings;

@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <iostream>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "common.h"
 #include "mlperf/output.h"
 #include "mlperf/check.h"
+#include "mlperf/compliance/rules.h"
 #include "mlperf/junit.h"
 
 namespace mlperf::cli {
@@ -38,17 +40,31 @@ int run_check(const CheckArgs& args) {
   auto data = load_data(args.data_dir);
   if (!data) return kExitInputError;
   if (args.probe) apply_probe(args.sysfs_root, *data, options);  // warnings only, never fatal
-  CheckRules rules;
+  int status = kExitPassed;
+  // A result log given on its own is judged alone; folders are searched for benchmark directories.
+  std::vector<BenchmarkDir> dirs;
+  for (const auto& path : args.paths) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec)) {
+      dirs.push_back(single_log_dir(path));
+    } else {
+      for (auto& d : collect_benchmark_dirs({path}, status)) dirs.push_back(std::move(d));
+    }
+  }
+  // The compliance rules of the rulesets these directories are judged under (as scoring picks them).
+  std::set<Ruleset> rulesets;
+  for (const auto& d : dirs) {
+    rulesets.insert(options.ruleset ? *options.ruleset : d.path_ruleset ? *d.path_ruleset : data->facts().newest_ruleset());
+  }
+  compliance::RuleLibrary rules;
   try {
-    rules = CheckRules::load(data->root() / "configs" / "checks.json");
+    rules = compliance::RuleLibrary::load(data->root() / "configs" / "compliance", rulesets);
   } catch (const std::exception& e) {
     fmt::print(stderr, "mlperf-score: {}\n", e.what());
     return kExitInputError;
   }
-
-  int status = kExitPassed;
-  std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(args.paths, status);
-  std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
+  options.compliance_rules = &rules;
+    std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
   print_input_errors(results);
 
   CheckOptions check_options;
@@ -56,7 +72,7 @@ int run_check(const CheckArgs& args) {
   std::vector<CheckReport> reports;
   reports.reserve(results.size());
   for (const auto& r : results) {
-    reports.push_back(check_directory(r, rules.for_ruleset(r.ruleset), data->facts(), check_options));
+    reports.push_back(check_directory(r, data->facts(), check_options));
   }
   for (const auto& report : reports) {
     if (report.input_error) status = kExitInputError;
@@ -86,8 +102,8 @@ int run_check(const CheckArgs& args) {
 Command add_check_command(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "check", "Check benchmark directories against the submission rules (required keys, event order, "
-               "quality target, consistency, run count, olympic score, RCP)");
+      "check", "Check result logs against the official compliance rules, and benchmark directories against "
+               "the submission rules (quality target, consistency, run count, olympic score, RCP)");
   add_scoring_options(cmd, *args, {"table", "json", "github"},
                       "Output format: table, json, or github (workflow annotations)");
   cmd->add_option("--junit", args->junit,
@@ -96,7 +112,7 @@ Command add_check_command(CLI::App& app) {
   add_probe_options(cmd, *args,
                     "Tag directories whose logs name no known platform with this node's GPUs "
                     "and warn when they name another (see `probe`)");
-  cmd->add_option("PATH", args->paths, "Benchmark directories or folders above them")->required();
+  cmd->add_option("PATH", args->paths, "Result logs, benchmark directories or folders above them")->required();
   return {cmd, [args] { return run_check(*args); }};
 }
 

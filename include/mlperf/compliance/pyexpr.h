@@ -1,0 +1,195 @@
+#pragma once
+// The Python subset the official training compliance configs are written in
+// (mlperf_logging/compliance_checker/training_X.Y.Z/*.yaml: CHECK, ATLEAST_ONE_CHECK,
+// FIRST_CHECK expressions; PRE, POST and BEGIN statements). Values behave as Python's do
+// (int/float/bool arithmetic and comparison, dicts shared by reference, errors where Python
+// raises); no Python is embedded. The subset is what the configs of 4.0.0–6.1.0 use:
+//   literals (int with `_`, float, 'str', "str", True/False/None, [..], {..}), names,
+//   subscripts, attributes, calls, `**`, unary -/+/not, * / // % + -, `|`, comparisons
+//   (chained; == != < <= > >= in, not in, is, is not), and/or, `x if c else y`;
+//   statements: expression, `t = e`, `t += e` (t a name or a subscript), `if c:` with an
+//   indented or same-line body, separated by `;` or new lines.
+// Functions: abs, min, max, int, float, len, str, round, is_integer (the checker's own:
+// |round(x) − x| < 1e-5), math.ceil/floor/log2/sqrt/isclose, enqueue_config (see Env),
+// dict.update/get/keys, str.format.
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <utility>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mlperf::compliance {
+
+struct PyValue;
+using PyList = std::vector<PyValue>;
+class PyDict;  ///< str keys only (JSON objects, `s`), in insertion order as Python's dict
+
+/// A Python value: None, bool, int (64-bit), float, str, list, dict. Lists and dicts are
+/// shared by reference, as in Python.
+struct PyValue {
+  std::variant<std::monostate, bool, std::int64_t, double, std::string, std::shared_ptr<PyList>,
+               std::shared_ptr<PyDict>>
+      v;
+
+  PyValue() = default;
+  PyValue(bool b) : v(b) {}
+  PyValue(std::int64_t i) : v(i) {}
+  PyValue(int i) : v(std::int64_t{i}) {}
+  PyValue(double d) : v(d) {}
+  PyValue(std::string s) : v(std::move(s)) {}
+  PyValue(const char* s) : v(std::string(s)) {}
+  PyValue(std::shared_ptr<PyList> l) : v(std::move(l)) {}
+  PyValue(std::shared_ptr<PyDict> d) : v(std::move(d)) {}
+
+  bool is_none() const { return v.index() == 0; }
+  const std::string* str() const { return std::get_if<std::string>(&v); }
+  PyDict* dict() const {
+    auto p = std::get_if<std::shared_ptr<PyDict>>(&v);
+    return p ? p->get() : nullptr;
+  }
+  PyList* list() const {
+    auto p = std::get_if<std::shared_ptr<PyList>>(&v);
+    return p ? p->get() : nullptr;
+  }
+  /// Python's type name: "NoneType", "bool", "int", "float", "str", "list", "dict".
+  const char* type_name() const;
+};
+
+/// A dict with str keys, in insertion order (a small vector: metadata has a handful of keys).
+class PyDict {
+ public:
+  using Item = std::pair<std::string, PyValue>;
+  using iterator = std::vector<Item>::iterator;
+  using const_iterator = std::vector<Item>::const_iterator;
+
+  iterator begin() { return items_.begin(); }
+  iterator end() { return items_.end(); }
+  const_iterator begin() const { return items_.begin(); }
+  const_iterator end() const { return items_.end(); }
+  iterator find(std::string_view key);
+  const_iterator find(std::string_view key) const;
+  std::size_t count(std::string_view key) const { return find(key) == end() ? 0 : 1; }
+  std::size_t size() const { return items_.size(); }
+  void reserve(std::size_t n) { items_.reserve(n); }
+  bool empty() const { return items_.empty(); }
+  /// The value of `key`, inserted (None) at the end when absent; a present key keeps its place.
+  PyValue& operator[](std::string_view key);
+  /// The value of `key`; throws std::out_of_range when absent.
+  const PyValue& at(std::string_view key) const;
+
+ private:
+  std::vector<Item> items_;
+};
+
+/// A new empty dict value.
+PyValue make_dict();
+
+/// The value Python's json.loads gives for `j` (objects → dict, arrays → list, integers →
+/// int, other numbers → float).
+PyValue from_json(const nlohmann::json& j);
+
+/// The value Python's json.loads gives for JSON text already validated (by scan_mllog_line):
+/// the same as from_json(nlohmann::json::parse(text)) without building the DOM. Text that is
+/// not valid JSON gives an unspecified value, never undefined behaviour.
+PyValue from_json_text(std::string_view text);
+
+/// Python's repr(), e.g. 'sgd', 0.5, 1.0, 1e-05, {'a': 1}, True, None.
+std::string repr(const PyValue& value);
+
+/// Python's truth value.
+bool truthy(const PyValue& value);
+
+/// Python's ==.
+bool py_equal(const PyValue& a, const PyValue& b);
+
+/// A Python exception: `type` ("TypeError", "KeyError", "ZeroDivisionError", …) and message.
+struct PyError : std::runtime_error {
+  PyError(std::string type, const std::string& message);
+  std::string type;
+};
+
+/// A syntax error in a config's code (not in the subset); names the offending text.
+struct PySyntaxError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// The names an expression sees: `s` (the config's state dict), `v` (the line's
+/// {'value', 'metadata'}), `ll` (the line: timestamp, key, lineno, value) and the hook
+/// behind enqueue_config(name).
+struct Env {
+  PyValue s;
+  PyValue v;
+  double timestamp = 0;   ///< ll.timestamp, float(time_ms)
+  std::string key;        ///< ll.key
+  std::int64_t lineno = 0;  ///< ll.lineno
+  std::function<void(const std::string&)> enqueue_config;
+};
+
+struct Node;
+
+/// A parsed expression. Throws PySyntaxError from parse.
+class Expr {
+ public:
+  /// Parses one expression (surrounding blanks allowed).
+  static Expr parse(std::string_view text);
+  /// Evaluates it. Throws PyError where Python raises.
+  PyValue eval(Env& env) const;
+  /// The source text, stripped.
+  const std::string& text() const { return text_; }
+  /// The top node (for describing a check in words).
+  const Node& root() const { return *root_; }
+
+ private:
+  std::string text_;
+  std::shared_ptr<const Node> root_;
+};
+
+struct Stmt;
+
+/// Parsed statements (PRE, POST, BEGIN code). Throws PySyntaxError from parse.
+class Code {
+ public:
+  static Code parse(std::string_view text);
+  /// Runs the statements in order. Throws PyError where Python raises (statements before
+  /// the failing one keep their effect, as in Python).
+  void exec(Env& env) const;
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+  std::shared_ptr<const std::vector<Stmt>> stmts_;
+};
+
+/// The AST, exposed so messages can describe common shapes of checks.
+struct Node {
+  enum Kind {
+    kConst, kName, kList, kDict, kSubscript, kAttribute, kCall, kUnary, kBinary, kCompare,
+    kAnd, kOr, kIfElse
+  };
+  Kind kind = kConst;
+  PyValue constant;                 ///< kConst
+  std::string name;                 ///< kName, kAttribute (attribute), kUnary/kBinary (operator)
+  std::vector<std::string> ops;     ///< kCompare: the operators between kids
+  std::vector<std::shared_ptr<const Node>> kids;
+};
+
+struct Stmt {
+  enum Kind { kExpr, kAssign, kAugAssign, kIf };
+  Kind kind = kExpr;
+  std::shared_ptr<const Node> target;  ///< kAssign/kAugAssign
+  std::shared_ptr<const Node> value;   ///< the expression (kIf: the condition)
+  std::string op;                      ///< kAugAssign: "+", "-", "*", "/"
+  std::vector<Stmt> body;              ///< kIf
+};
+
+/// Evaluates one node (used by Expr and by messages that show a sub-expression's value).
+PyValue eval_node(const Node& node, Env& env);
+
+}  // namespace mlperf::compliance

@@ -1,0 +1,192 @@
+#pragma once
+// The official training compliance rules (mlperf_logging/compliance_checker/training_X.Y.Z/
+// *.yaml, shipped unchanged under configs/compliance/) and their reader: one result log's
+// MLLOG events → the official verdict with findings in words (issue #12).
+//
+// How the official checker (mlp_compliance.py) applies them, and so how LogReader does:
+// - configs are a queue: training_X.Y.Z/common.yaml first; code in a rule may
+//   enqueue_config(name) another (common.yaml's submission_division POST enqueues
+//   <division>_common.yaml, whose submission_benchmark POST enqueues <division>_<benchmark>);
+// - each config runs over every MLLOG line with a fresh state `s` (its BEGIN code first);
+//   a line whose key has a rule runs PRE, each CHECK, POST (submission_* keys only on their
+//   first line), FIRST_CHECK on the key's first line and ATLEAST_ONE_CHECK on every line;
+// - then the occurrence requirements (REQ): EXACTLY_ONE (a repeat with equal values is only a
+//   warning), AT_LEAST_ONE, AT_LEAST(n), AT_LEAST_ONE_OR(alternatives), OPTIONAL;
+// - a config that has a rule for a key withdraws the findings earlier configs made about
+//   that key (not those of AT_LEAST_ONE_OR, ATLEAST_ONE_CHECK or parse errors);
+// - a log is compliant when no error finding remains. MLLOG lines that do not parse make it
+//   non-compliant; lines without the token are ignored; lines are never de-duplicated.
+// Where the official checker stops with a Python exception (an ATLEAST_ONE_CHECK that
+// raises, an MLLOG line without value or metadata, a config that does not exist) the log is
+// non-compliant and the finding says so.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "mlperf/compliance/pyexpr.h"
+#include "mlperf/mllog.h"
+#include "mlperf/ruleset.h"
+
+namespace mlperf::compliance {
+
+/// REQ of a KEY record.
+struct Requirement {
+  enum Kind { kNone, kOptional, kExactlyOne, kAtLeastOne, kAtLeast, kAtLeastOneOr };
+  Kind kind = kNone;
+  int at_least = 0;                       ///< kAtLeast: AT_LEAST(n)
+  std::vector<std::string> alternatives;  ///< kAtLeastOneOr: the keys inside the parentheses
+};
+
+/// One KEY record of a config file.
+struct KeyRule {
+  std::string name;  ///< the MLLOG key
+  Requirement req;
+  std::optional<Code> pre, post;
+  std::vector<Expr> checks;        ///< CHECK: each must hold on every (first, for submission_*) line
+  std::vector<Expr> first_checks;  ///< FIRST_CHECK: on the key's first line
+  std::optional<Expr> atleast_one_check;  ///< ATLEAST_ONE_CHECK: on at least one line
+};
+
+/// One config file, e.g. training_5.1.0/closed_llama31_8b.yaml.
+struct ConfigFile {
+  std::string name;  ///< relative to the rules root, as enqueue_config names it
+  std::optional<Code> begin;  ///< BEGIN CODE
+  /// The BEGIN code of the 4.x/5.0 stable_diffusion configs, which appends to the log one
+  /// line per eval step: key "aggregated_eval_accuracy", timestamp the latest of that step's
+  /// eval_accuracy lines, value {'samples_count': N, <metric>: <value>…} gathered from the
+  /// eval_accuracy lines carrying metadata.metric. Recognized by what it mentions
+  /// (loglines, aggregated_eval_accuracy); evaluated natively.
+  bool aggregates_eval_accuracy = false;
+  std::vector<KeyRule> keys;  ///< in file order; a repeated NAME replaces the earlier record
+  /// "closed", "open" or "" (common.yaml): the division the file's rules bind.
+  std::string division;
+
+  /// The rule for `key` (the last record of that NAME), or nullptr.
+  const KeyRule* find(std::string_view key) const;
+  /// Its position in `keys`, or -1.
+  int index_of(std::string_view key) const;
+
+  /// Builds the lookup find/index_of use; parse_config calls it.
+  void build_index();
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, int, Hash, std::equal_to<>> index_;
+};
+
+/// Every config file of the shipped rule folders (configs/compliance/training_X.Y.Z/).
+class RuleLibrary {
+ public:
+  /// Reads every training_*/ *.yaml below `root`. Throws std::runtime_error naming the file
+  /// (and its line for YAML errors) when one is malformed or uses Python outside the
+  /// supported subset.
+  static RuleLibrary load(const std::filesystem::path& root);
+  /// As load, for the given rulesets only (their folders, and the folders their configs
+  /// name, e.g. training_3.1.0 for 4.0.0): what `check` needs, read faster.
+  static RuleLibrary load(const std::filesystem::path& root, const std::set<Ruleset>& rulesets);
+
+  /// The config named as enqueue_config names it ("training_5.1.0/common.yaml"), or nullptr.
+  const ConfigFile* config(std::string_view name) const;
+  /// True when training_<ruleset>/common.yaml is shipped.
+  bool has_ruleset(const Ruleset& ruleset) const;
+  /// Every MLLOG key some config that a ruleset can reach has a rule for (a log's lines of
+  /// other keys need no value).
+  const std::unordered_set<std::string>& keys_with_rules(const Ruleset& ruleset) const;
+  /// The folders found, e.g. {"training_4.0.0", …}.
+  std::vector<std::string> folders() const;
+  /// All config files, by name.
+  const std::map<std::string, ConfigFile, std::less<>>& configs() const { return configs_; }
+
+ private:
+  static RuleLibrary load_files(const std::vector<std::filesystem::path>& files);
+  std::map<std::string, ConfigFile, std::less<>> configs_;
+  std::map<std::string, std::unordered_set<std::string>> keys_by_folder_;
+  std::unordered_set<std::string> no_keys_;
+};
+
+/// Parses one config file's YAML text; `name` is how enqueue_config names it. Throws
+/// std::runtime_error naming `name` when malformed.
+ConfigFile parse_config(std::string_view yaml_text, const std::string& name);
+
+/// One finding of the compliance rules in one log.
+struct RuleFinding {
+  bool error = true;        ///< false: a warning (the official checker warns, still accepts)
+  std::uint64_t line = 0;   ///< 1-based line in the log; 0 when no single line applies
+  std::string rule;         ///< "training_5.1.0/closed_llama31_8b.yaml: opt_name", "mlp_parser", …
+  std::string message;      ///< what was expected and what was found, in words
+};
+
+/// The official verdict on one log.
+struct LogVerdict {
+  bool compliant = false;
+  std::vector<RuleFinding> findings;  ///< in the order they were made
+  std::vector<std::string> configs;   ///< the config files applied, in order
+};
+
+/// One MLLOG line as the rules see it.
+struct LogLine {
+  std::uint64_t line = 0;  ///< 1-based line in the file
+  double timestamp = 0;    ///< float(time_ms)
+  std::string key;
+  PyValue v;               ///< {'value': …, 'metadata': …}
+};
+
+/// Reads the MLLOG events of one log, in order, beside the run builder, and judges the log
+/// at the end. Keeps only the lines of keys with rules (LibraryRules::keys_with_rules).
+class LogReader {
+ public:
+  /// `library` must outlive the reader; `ruleset` picks training_<ruleset>/common.yaml.
+  LogReader(const RuleLibrary& library, const Ruleset& ruleset);
+
+  /// True when lines of `key` are kept (some config has a rule for the key).
+  bool wants(std::string_view key) const {
+    return !key.empty() && maybe_[filter_slot(key)] && keys_.count(key) > 0;
+  }
+  /// A line the fast scanner read (scan_mllog_line gave kEvent, so `line_text` holds one
+  /// MLLOG token, at `token_at`): only the lines of keys with rules are converted, straight
+  /// from the view's JSON text.
+  void add_event(const EventView& view, std::string_view line_text, std::size_t token_at);
+  /// An MLLOG line the full parser read as an event. `payload` is the JSON text after the
+  /// last ":::MLLOG " token; it is parsed again here (the Event does not say whether value
+  /// and metadata were present, which the official parser requires).
+  void add_event(std::string_view key, double time_ms, std::uint64_t line, std::string_view payload);
+  /// An MLLOG line that does not parse (the official parser fails on it too).
+  void add_parse_error(std::uint64_t line, const std::string& message);
+  /// Applies the configs (see the file comment). Never throws.
+  LogVerdict finish();
+
+ private:
+  const RuleLibrary& library_;
+  Ruleset ruleset_;
+  std::unordered_set<std::string_view> keys_;  // views into the library's key names
+  // A cheap first test for wants(): most lines (tracked_stats) have no rule.
+  static std::size_t filter_slot(std::string_view key) {
+    return (key.size() * 31 + static_cast<unsigned char>(key[0]) + 7u * static_cast<unsigned char>(key[key.size() / 2]) +
+            13u * static_cast<unsigned char>(key.back())) & 1023u;
+  }
+  std::vector<bool> maybe_ = std::vector<bool>(1024);
+  std::vector<LogLine> lines_;
+  std::uint64_t events_ = 0;
+  std::vector<RuleFinding> early_;  // parse errors and lines the official parser stops on
+  bool stopped_ = false;
+};
+
+/// Judges lines already read (tests, and LogReader::finish): the configs from
+/// training_<ruleset>/common.yaml over `lines`. `parse_errors` adds the official
+/// "Log lines had parsing errors" failure; `no_events` the official "No log lines detected".
+LogVerdict judge_lines(const RuleLibrary& library, const Ruleset& ruleset, std::vector<LogLine> lines,
+                       bool parse_errors, bool no_events = false);
+
+}  // namespace mlperf::compliance

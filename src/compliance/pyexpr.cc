@@ -1,0 +1,1279 @@
+// The Python subset of the compliance configs: tokenizer, recursive-descent parser, evaluator.
+// Semantics follow CPython where the configs can reach them (numeric tower bool < int <
+// float, chained comparisons, short-circuit and/or returning an operand, errors).
+
+#include "mlperf/compliance/pyexpr.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace mlperf::compliance {
+
+PyError::PyError(std::string t, const std::string& message)
+    : std::runtime_error(t + ": " + message), type(std::move(t)) {}
+
+const char* PyValue::type_name() const {
+  static const char* names[] = {"NoneType", "bool", "int", "float", "str", "list", "dict"};
+  return names[v.index()];
+}
+
+PyDict::iterator PyDict::find(std::string_view key) {
+  return items_.begin() + (std::as_const(*this).find(key) - items_.cbegin());
+}
+
+PyDict::const_iterator PyDict::find(std::string_view key) const {
+  for (auto it = items_.begin(); it != items_.end(); ++it) {
+    // Lengths first: most keys differ in length, and comparing a string with a view always
+    // calls memcmp.
+    if (it->first.size() == key.size() && std::string_view(it->first) == key) return it;
+  }
+  return items_.end();
+}
+
+PyValue& PyDict::operator[](std::string_view key) {
+  auto it = find(key);
+  if (it != items_.end()) return it->second;
+  items_.emplace_back(std::string(key), PyValue());
+  return items_.back().second;
+}
+
+const PyValue& PyDict::at(std::string_view key) const {
+  auto it = find(key);
+  if (it == items_.end()) throw std::out_of_range(std::string(key));
+  return it->second;
+}
+
+PyValue make_dict() { return PyValue(std::make_shared<PyDict>()); }
+
+PyValue from_json(const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::null: return {};
+    case nlohmann::json::value_t::boolean: return PyValue(j.get<bool>());
+    case nlohmann::json::value_t::number_integer: return PyValue(j.get<std::int64_t>());
+    case nlohmann::json::value_t::number_unsigned: {
+      auto u = j.get<std::uint64_t>();
+      if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        return PyValue(static_cast<std::int64_t>(u));
+      }
+      return PyValue(static_cast<double>(u));  // beyond int64: approximated
+    }
+    case nlohmann::json::value_t::number_float: return PyValue(j.get<double>());
+    case nlohmann::json::value_t::string: return PyValue(j.get<std::string>());
+    case nlohmann::json::value_t::array: {
+      auto l = std::make_shared<PyList>();
+      for (const auto& e : j) l->push_back(from_json(e));
+      return PyValue(l);
+    }
+    case nlohmann::json::value_t::object: {
+      auto d = std::make_shared<PyDict>();
+      for (auto it = j.begin(); it != j.end(); ++it) (*d)[it.key()] = from_json(it.value());
+      return PyValue(d);
+    }
+    default: return {};
+  }
+}
+
+namespace {
+
+// A recursive reader of validated JSON text (see from_json_text); `at` moves past what it read.
+class JsonText {
+ public:
+  explicit JsonText(std::string_view text) : t_(text) {}
+
+  PyValue value(int depth = 0) {
+    skip();
+    if (at_ >= t_.size() || depth > 1000) return {};
+    char c = t_[at_];
+    if (c == '{') {
+      ++at_;
+      auto d = std::make_shared<PyDict>();
+      d->reserve(6);
+      skip();
+      if (peek() == '}') {
+        ++at_;
+        return PyValue(d);
+      }
+      while (at_ < t_.size()) {
+        skip();
+        std::string key = string();
+        skip();
+        if (peek() == ':') ++at_;
+        (*d)[std::move(key)] = value(depth + 1);
+        skip();
+        if (peek() == ',') {
+          ++at_;
+          continue;
+        }
+        if (peek() == '}') ++at_;
+        break;
+      }
+      return PyValue(d);
+    }
+    if (c == '[') {
+      ++at_;
+      auto l = std::make_shared<PyList>();
+      skip();
+      if (peek() == ']') {
+        ++at_;
+        return PyValue(l);
+      }
+      while (at_ < t_.size()) {
+        l->push_back(value(depth + 1));
+        skip();
+        if (peek() == ',') {
+          ++at_;
+          continue;
+        }
+        if (peek() == ']') ++at_;
+        break;
+      }
+      return PyValue(l);
+    }
+    if (c == '"') return PyValue(string());
+    if (t_.compare(at_, 4, "true") == 0) return at_ += 4, PyValue(true);
+    if (t_.compare(at_, 5, "false") == 0) return at_ += 5, PyValue(false);
+    if (t_.compare(at_, 4, "null") == 0) return at_ += 4, PyValue();
+    return number();
+  }
+
+ private:
+  char peek() const { return at_ < t_.size() ? t_[at_] : '\0'; }
+  void skip() {
+    while (at_ < t_.size() && (t_[at_] == ' ' || t_[at_] == '\t' || t_[at_] == '\n' || t_[at_] == '\r')) ++at_;
+  }
+  static void append_utf8(std::string& out, std::uint32_t cp) {
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+  std::uint32_t hex4() {
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4 && at_ < t_.size(); ++i, ++at_) {
+      char h = t_[at_];
+      v = v * 16 + static_cast<std::uint32_t>(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+    }
+    return v;
+  }
+  std::string string() {
+    std::string out;
+    if (peek() != '"') return out;
+    ++at_;
+    while (at_ < t_.size() && t_[at_] != '"') {
+      // Runs without escapes are copied whole.
+      std::size_t stop = at_;
+      while (stop < t_.size() && t_[stop] != '"' && t_[stop] != '\\') ++stop;
+      out.append(t_.substr(at_, stop - at_));
+      at_ = stop;
+      if (at_ >= t_.size() || t_[at_] == '"') break;
+      ++at_;  // the backslash
+      char e = peek();
+      ++at_;
+      switch (e) {
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        case 'r': out += '\r'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'u': {
+          std::uint32_t cp = hex4();
+          if (cp >= 0xD800 && cp < 0xDC00 && peek() == '\\' && at_ + 1 < t_.size() && t_[at_ + 1] == 'u') {
+            at_ += 2;
+            std::uint32_t low = hex4();
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          }
+          append_utf8(out, cp);
+          break;
+        }
+        default: out += e;
+      }
+    }
+    ++at_;
+    return out;
+  }
+  PyValue number() {
+    std::size_t start = at_;
+    bool integral = true;
+    while (at_ < t_.size()) {
+      char c = t_[at_];
+      if (c == '.' || c == 'e' || c == 'E') integral = false;
+      else if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+')) break;
+      ++at_;
+    }
+    std::string_view text = t_.substr(start, at_ - start);
+    if (integral) {
+      std::int64_t i = 0;
+      auto r = std::from_chars(text.data(), text.data() + text.size(), i);
+      if (r.ec == std::errc()) return PyValue(i);
+    }
+    double d = 0;
+    std::from_chars(text.data(), text.data() + text.size(), d);
+    return PyValue(d);
+  }
+
+  std::string_view t_;
+  std::size_t at_ = 0;
+};
+
+std::string float_repr(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  std::string s = fmt::format("{}", d);
+  // Python switches to exponent form at 1e16 and below 1e-4; fmt's shortest form agrees on
+  // the digits; only a ".0" is missing for integral values.
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string str_repr(const std::string& s) {
+  char quote = (s.find('\'') != std::string::npos && s.find('"') == std::string::npos) ? '"' : '\'';
+  std::string out(1, quote);
+  for (char c : s) {
+    if (c == quote || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  out += quote;
+  return out;
+}
+
+}  // namespace
+
+PyValue from_json_text(std::string_view text) { return JsonText(text).value(); }
+
+std::string repr(const PyValue& value) {
+  switch (value.v.index()) {
+    case 0: return "None";
+    case 1: return std::get<bool>(value.v) ? "True" : "False";
+    case 2: return std::to_string(std::get<std::int64_t>(value.v));
+    case 3: return float_repr(std::get<double>(value.v));
+    case 4: return str_repr(std::get<std::string>(value.v));
+    case 5: {
+      std::string out = "[";
+      for (const auto& e : *value.list()) out += (out.size() > 1 ? ", " : "") + repr(e);
+      return out + "]";
+    }
+    default: {
+      std::string out = "{";
+      for (const auto& [k, e] : *value.dict()) out += (out.size() > 1 ? ", " : "") + str_repr(k) + ": " + repr(e);
+      return out + "}";
+    }
+  }
+}
+
+bool truthy(const PyValue& value) {
+  switch (value.v.index()) {
+    case 0: return false;
+    case 1: return std::get<bool>(value.v);
+    case 2: return std::get<std::int64_t>(value.v) != 0;
+    case 3: return std::get<double>(value.v) != 0.0;
+    case 4: return !std::get<std::string>(value.v).empty();
+    case 5: return !value.list()->empty();
+    default: return !value.dict()->empty();
+  }
+}
+
+namespace {
+
+bool is_number(const PyValue& x) { return x.v.index() >= 1 && x.v.index() <= 3; }
+bool is_int_like(const PyValue& x) { return x.v.index() == 1 || x.v.index() == 2; }
+std::int64_t as_int(const PyValue& x) {
+  return x.v.index() == 1 ? std::int64_t{std::get<bool>(x.v)} : std::get<std::int64_t>(x.v);
+}
+double as_float(const PyValue& x) {
+  return x.v.index() == 3 ? std::get<double>(x.v) : static_cast<double>(as_int(x));
+}
+
+[[noreturn]] void type_error(const std::string& what) { throw PyError("TypeError", what); }
+
+// -1, 0, 1 for numbers (Python compares int with float exactly; doubles are close enough
+// for the configs' constants).
+int compare_numbers(const PyValue& a, const PyValue& b) {
+  if (is_int_like(a) && is_int_like(b)) {
+    auto x = as_int(a), y = as_int(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  double x = as_float(a), y = as_float(b);
+  if (std::isnan(x) || std::isnan(y)) return 2;  // unordered
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+}  // namespace
+
+bool py_equal(const PyValue& a, const PyValue& b) {
+  if (is_number(a) && is_number(b)) return compare_numbers(a, b) == 0;
+  if (a.v.index() != b.v.index()) return false;
+  switch (a.v.index()) {
+    case 0: return true;
+    case 4: return *a.str() == *b.str();
+    case 5: {
+      const auto &x = *a.list(), &y = *b.list();
+      if (x.size() != y.size()) return false;
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        if (!py_equal(x[i], y[i])) return false;
+      }
+      return true;
+    }
+    default: {
+      const auto &x = *a.dict(), &y = *b.dict();
+      if (x.size() != y.size()) return false;
+      for (const auto& [k, e] : x) {
+        auto it = y.find(k);
+        if (it == y.end() || !py_equal(e, it->second)) return false;
+      }
+      return true;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Tokens
+
+namespace {
+
+struct Token {
+  enum Kind { kEnd, kNumber, kString, kName, kOp, kNewline };
+  Kind kind = kEnd;
+  std::string text;  // operator, name, decoded string
+  PyValue number;
+  int indent = 0;    // kNewline: indentation of the next line
+};
+
+std::vector<Token> tokenize(std::string_view src) {
+  std::vector<Token> out;
+  std::size_t i = 0;
+  int depth = 0;
+  auto error = [&](const std::string& what) {
+    throw PySyntaxError(fmt::format("{} at offset {} of `{}`", what, i, src));
+  };
+  while (i < src.size()) {
+    char c = src[i];
+    if (c == '\n') {
+      ++i;
+      if (depth > 0) continue;
+      int indent = 0;
+      while (i < src.size() && (src[i] == ' ' || src[i] == '\t')) ++i, ++indent;
+      if (i < src.size() && src[i] == '\n') continue;  // blank line
+      if (i < src.size() && src[i] == '#') continue;   // comment line: handled below
+      out.push_back({Token::kNewline, "", {}, indent});
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r') {
+      ++i;
+      continue;
+    }
+    if (c == '#') {
+      while (i < src.size() && src[i] != '\n') ++i;
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c)) ||
+        (c == '.' && i + 1 < src.size() && std::isdigit(static_cast<unsigned char>(src[i + 1])))) {
+      std::string digits;
+      bool is_float = false;
+      while (i < src.size()) {
+        char d = src[i];
+        if (std::isdigit(static_cast<unsigned char>(d))) {
+          digits += d;
+        } else if (d == '_') {
+        } else if (d == '.') {
+          is_float = true;
+          digits += d;
+        } else if (d == 'e' || d == 'E') {
+          is_float = true;
+          digits += d;
+          if (i + 1 < src.size() && (src[i + 1] == '+' || src[i + 1] == '-')) digits += src[++i];
+        } else {
+          break;
+        }
+        ++i;
+      }
+      Token t{Token::kNumber, digits, {}, 0};
+      try {
+        if (is_float) {
+          t.number = PyValue(std::stod(digits));
+        } else {
+          t.number = PyValue(static_cast<std::int64_t>(std::stoll(digits)));
+        }
+      } catch (const std::exception&) {
+        error("bad number " + digits);
+      }
+      out.push_back(std::move(t));
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      char quote = c;
+      std::string text;
+      ++i;
+      while (i < src.size() && src[i] != quote) {
+        if (src[i] == '\\' && i + 1 < src.size()) {
+          char e = src[++i];
+          text += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+        } else {
+          text += src[i];
+        }
+        ++i;
+      }
+      if (i >= src.size()) error("unterminated string");
+      ++i;
+      out.push_back({Token::kString, std::move(text), {}, 0});
+      continue;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      std::size_t start = i;
+      while (i < src.size() && (std::isalnum(static_cast<unsigned char>(src[i])) || src[i] == '_')) ++i;
+      out.push_back({Token::kName, std::string(src.substr(start, i - start)), {}, 0});
+      continue;
+    }
+    static const char* ops[] = {"**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "<", ">", "+", "-",
+                                "*",  "/",  "%",  "|",  "(",  ")",  "[",  "]",  "{",  "}",  ",", ":", ".", ";", "="};
+    bool matched = false;
+    for (const char* op : ops) {
+      std::string_view o(op);
+      if (src.substr(i, o.size()) == o) {
+        if (o == "(" || o == "[" || o == "{") ++depth;
+        if (o == ")" || o == "]" || o == "}") --depth;
+        out.push_back({Token::kOp, std::string(o), {}, 0});
+        i += o.size();
+        matched = true;
+        break;
+      }
+    }
+    if (!matched) error(fmt::format("unexpected character '{}'", c));
+  }
+  out.push_back({Token::kEnd, "", {}, 0});
+  return out;
+}
+
+using NodeP = std::shared_ptr<const Node>;
+
+class Parser {
+ public:
+  Parser(std::string_view src) : src_(src), toks_(tokenize(src)) {}
+
+  NodeP expression_only() {
+    skip_newlines();
+    NodeP e = expr();
+    skip_newlines();
+    expect_end();
+    return e;
+  }
+
+  std::vector<Stmt> statements() {
+    std::vector<Stmt> out;
+    skip_newlines();
+    block(out, -1);
+    expect_end();
+    return out;
+  }
+
+ private:
+  const Token& peek(std::size_t ahead = 0) const { return toks_[std::min(pos_ + ahead, toks_.size() - 1)]; }
+  bool is_op(const char* op, std::size_t ahead = 0) const {
+    return peek(ahead).kind == Token::kOp && peek(ahead).text == op;
+  }
+  bool is_name(const char* name) const { return peek().kind == Token::kName && peek().text == name; }
+  bool accept_op(const char* op) {
+    if (!is_op(op)) return false;
+    ++pos_;
+    return true;
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw PySyntaxError(fmt::format("{} near token {} in `{}`", what, pos_, src_));
+  }
+  void expect_op(const char* op) {
+    if (!accept_op(op)) fail(fmt::format("expected '{}'", op));
+  }
+  void expect_end() {
+    if (peek().kind != Token::kEnd) fail("unexpected '" + peek().text + "'");
+  }
+  void skip_newlines() {
+    while (peek().kind == Token::kNewline) ++pos_;
+  }
+
+  static NodeP make(Node::Kind kind, std::vector<NodeP> kids = {}, std::string name = {}) {
+    auto n = std::make_shared<Node>();
+    n->kind = kind;
+    n->kids = std::move(kids);
+    n->name = std::move(name);
+    return n;
+  }
+
+  // Statements of one block: those on lines indented more than `outer`.
+  void block(std::vector<Stmt>& out, int outer) {
+    int indent = -1;
+    while (peek().kind != Token::kEnd) {
+      simple_line(out);
+      if (peek().kind != Token::kNewline) break;
+      int next = peek().indent;
+      if (next <= outer) break;
+      if (indent < 0) indent = next;
+      if (next != indent && outer >= 0) break;
+      ++pos_;
+    }
+  }
+
+  // One line: `if c: ...` or simple statements separated by ';'.
+  void simple_line(std::vector<Stmt>& out) {
+    if (is_name("if")) {
+      ++pos_;
+      Stmt s;
+      s.kind = Stmt::kIf;
+      s.value = expr();
+      expect_op(":");
+      if (peek().kind == Token::kNewline) {
+        int here = current_indent_;
+        int body = peek().indent;
+        if (body <= here) fail("expected an indented block");
+        ++pos_;
+        int saved = current_indent_;
+        current_indent_ = body;
+        block(s.body, here);
+        current_indent_ = saved;
+      } else {
+        simple_line(s.body);
+      }
+      out.push_back(std::move(s));
+      return;
+    }
+    if (is_name("from") || is_name("import")) fail("import statements are not in the supported subset");
+    while (true) {
+      out.push_back(simple_statement());
+      if (!accept_op(";")) break;
+      if (peek().kind == Token::kNewline || peek().kind == Token::kEnd) break;
+    }
+  }
+
+  Stmt simple_statement() {
+    NodeP first = expr();
+    Stmt s;
+    static const char* aug[] = {"+=", "-=", "*=", "/="};
+    if (accept_op("=")) {
+      check_target(*first);
+      s.kind = Stmt::kAssign;
+      s.target = first;
+      s.value = expr();
+      return s;
+    }
+    for (const char* a : aug) {
+      if (accept_op(a)) {
+        check_target(*first);
+        s.kind = Stmt::kAugAssign;
+        s.target = first;
+        s.op = std::string(a, 1);
+        s.value = expr();
+        return s;
+      }
+    }
+    s.value = first;
+    return s;
+  }
+
+  void check_target(const Node& n) const {
+    if (n.kind != Node::kName && n.kind != Node::kSubscript) fail("can only assign to a name or a subscript");
+  }
+
+  NodeP expr() {
+    NodeP body = or_expr();
+    if (is_name("if")) {
+      ++pos_;
+      NodeP cond = or_expr();
+      if (!is_name("else")) fail("expected 'else'");
+      ++pos_;
+      NodeP other = expr();
+      return make(Node::kIfElse, {cond, body, other});
+    }
+    return body;
+  }
+  NodeP or_expr() {
+    NodeP left = and_expr();
+    if (!is_name("or")) return left;
+    std::vector<NodeP> kids{left};
+    while (is_name("or")) ++pos_, kids.push_back(and_expr());
+    return make(Node::kOr, std::move(kids));
+  }
+  NodeP and_expr() {
+    NodeP left = not_expr();
+    if (!is_name("and")) return left;
+    std::vector<NodeP> kids{left};
+    while (is_name("and")) ++pos_, kids.push_back(not_expr());
+    return make(Node::kAnd, std::move(kids));
+  }
+  NodeP not_expr() {
+    if (is_name("not")) {
+      ++pos_;
+      return make(Node::kUnary, {not_expr()}, "not");
+    }
+    return comparison();
+  }
+  NodeP comparison() {
+    NodeP left = bitor_expr();
+    std::vector<NodeP> kids{left};
+    std::vector<std::string> ops;
+    while (true) {
+      std::string op;
+      if (peek().kind == Token::kOp &&
+          (peek().text == "==" || peek().text == "!=" || peek().text == "<" || peek().text == "<=" ||
+           peek().text == ">" || peek().text == ">=")) {
+        op = peek().text;
+        ++pos_;
+      } else if (is_name("in")) {
+        op = "in";
+        ++pos_;
+      } else if (is_name("not") && peek(1).kind == Token::kName && peek(1).text == "in") {
+        op = "not in";
+        pos_ += 2;
+      } else if (is_name("is")) {
+        ++pos_;
+        op = "is";
+        if (is_name("not")) ++pos_, op = "is not";
+      } else {
+        break;
+      }
+      ops.push_back(op);
+      kids.push_back(bitor_expr());
+    }
+    if (ops.empty()) return left;
+    auto n = std::make_shared<Node>();
+    n->kind = Node::kCompare;
+    n->kids = std::move(kids);
+    n->ops = std::move(ops);
+    return n;
+  }
+  NodeP bitor_expr() {
+    NodeP left = arith();
+    while (is_op("|")) ++pos_, left = make(Node::kBinary, {left, arith()}, "|");
+    return left;
+  }
+  NodeP arith() {
+    NodeP left = term();
+    while (is_op("+") || is_op("-")) {
+      std::string op = peek().text;
+      ++pos_;
+      left = make(Node::kBinary, {left, term()}, op);
+    }
+    return left;
+  }
+  NodeP term() {
+    NodeP left = factor();
+    while (is_op("*") || is_op("/") || is_op("//") || is_op("%")) {
+      std::string op = peek().text;
+      ++pos_;
+      left = make(Node::kBinary, {left, factor()}, op);
+    }
+    return left;
+  }
+  NodeP factor() {
+    if (is_op("-") || is_op("+")) {
+      std::string op = peek().text;
+      ++pos_;
+      return make(Node::kUnary, {factor()}, op);
+    }
+    return power();
+  }
+  NodeP power() {
+    NodeP base = primary();
+    if (accept_op("**")) return make(Node::kBinary, {base, factor()}, "**");
+    return base;
+  }
+  NodeP primary() {
+    NodeP n = atom();
+    while (true) {
+      if (accept_op("[")) {
+        NodeP index = expr();
+        expect_op("]");
+        n = make(Node::kSubscript, {n, index});
+      } else if (accept_op("(")) {
+        std::vector<NodeP> kids{n};
+        if (!is_op(")")) {
+          do {
+            if (is_op(")")) break;
+            kids.push_back(expr());
+          } while (accept_op(","));
+        }
+        expect_op(")");
+        n = make(Node::kCall, std::move(kids));
+      } else if (accept_op(".")) {
+        if (peek().kind != Token::kName) fail("expected an attribute name");
+        n = make(Node::kAttribute, {n}, peek().text);
+        ++pos_;
+      } else {
+        return n;
+      }
+    }
+  }
+  NodeP atom() {
+    const Token& t = peek();
+    if (t.kind == Token::kNumber || t.kind == Token::kString) {
+      auto n = std::make_shared<Node>();
+      n->kind = Node::kConst;
+      n->constant = t.kind == Token::kNumber ? t.number : PyValue(t.text);
+      ++pos_;
+      // Adjacent string literals concatenate.
+      while (t.kind == Token::kString && peek().kind == Token::kString) {
+        n->constant = PyValue(*n->constant.str() + peek().text);
+        ++pos_;
+      }
+      return n;
+    }
+    if (t.kind == Token::kName) {
+      static const char* reserved[] = {"if", "else", "and", "or", "not", "in", "is", "for", "lambda", "from", "import"};
+      for (const char* r : reserved) {
+        if (t.text == r) fail("unexpected keyword '" + t.text + "'");
+      }
+      auto n = std::make_shared<Node>();
+      if (t.text == "True" || t.text == "False" || t.text == "None") {
+        n->kind = Node::kConst;
+        n->constant = t.text == "None" ? PyValue() : PyValue(t.text == "True");
+      } else {
+        n->kind = Node::kName;
+        n->name = t.text;
+      }
+      ++pos_;
+      return n;
+    }
+    if (accept_op("(")) {
+      NodeP inner = expr();
+      expect_op(")");
+      return inner;
+    }
+    if (accept_op("[")) {
+      std::vector<NodeP> kids;
+      while (!is_op("]")) {
+        kids.push_back(expr());
+        if (!accept_op(",")) break;
+      }
+      expect_op("]");
+      return make(Node::kList, std::move(kids));
+    }
+    if (accept_op("{")) {
+      std::vector<NodeP> kids;  // key, value, key, value…
+      while (!is_op("}")) {
+        kids.push_back(expr());
+        expect_op(":");
+        kids.push_back(expr());
+        if (!accept_op(",")) break;
+      }
+      expect_op("}");
+      return make(Node::kDict, std::move(kids));
+    }
+    fail("unexpected '" + t.text + "'");
+  }
+
+  std::string_view src_;
+  std::vector<Token> toks_;
+  std::size_t pos_ = 0;
+  int current_indent_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------
+// Evaluation
+
+PyValue arithmetic(const std::string& op, const PyValue& a, const PyValue& b) {
+  if (op == "+" && a.str() && b.str()) return PyValue(*a.str() + *b.str());
+  if (op == "+" && a.list() && b.list()) {
+    auto l = std::make_shared<PyList>(*a.list());
+    l->insert(l->end(), b.list()->begin(), b.list()->end());
+    return PyValue(l);
+  }
+  if (op == "|" && is_int_like(a) && is_int_like(b)) {
+    if (a.v.index() == 1 && b.v.index() == 1) return PyValue(std::get<bool>(a.v) || std::get<bool>(b.v));
+    return PyValue(as_int(a) | as_int(b));
+  }
+  if (!is_number(a) || !is_number(b) || op == "|") {
+    type_error(fmt::format("unsupported operand type(s) for {}: '{}' and '{}'", op, a.type_name(), b.type_name()));
+  }
+  bool ints = is_int_like(a) && is_int_like(b);
+  if (op == "/") {
+    double y = as_float(b);
+    if (y == 0) throw PyError("ZeroDivisionError", "division by zero");
+    return PyValue(as_float(a) / y);
+  }
+  if (op == "**") {
+    if (ints && as_int(b) >= 0) {
+      double r = std::pow(static_cast<double>(as_int(a)), static_cast<double>(as_int(b)));
+      if (std::fabs(r) < 9e18) return PyValue(static_cast<std::int64_t>(std::llround(r)));
+      return PyValue(r);
+    }
+    double x = as_float(a), y = as_float(b);
+    if (x == 0 && y < 0) throw PyError("ZeroDivisionError", "0.0 cannot be raised to a negative power");
+    if (x < 0 && std::floor(y) != y) throw PyError("ValueError", "complex result not supported here");
+    return PyValue(std::pow(x, y));
+  }
+  if (ints) {
+    std::int64_t x = as_int(a), y = as_int(b), r = 0;
+    if (op == "+") {
+      if (__builtin_add_overflow(x, y, &r)) return PyValue(static_cast<double>(x) + static_cast<double>(y));
+      return PyValue(r);
+    }
+    if (op == "-") {
+      if (__builtin_sub_overflow(x, y, &r)) return PyValue(static_cast<double>(x) - static_cast<double>(y));
+      return PyValue(r);
+    }
+    if (op == "*") {
+      if (__builtin_mul_overflow(x, y, &r)) return PyValue(static_cast<double>(x) * static_cast<double>(y));
+      return PyValue(r);
+    }
+    if (y == 0) throw PyError("ZeroDivisionError", "integer division or modulo by zero");
+    std::int64_t q = x / y, m = x % y;
+    if (m != 0 && ((m < 0) != (y < 0))) --q, m += y;  // floor division
+    return PyValue(op == "//" ? q : m);
+  }
+  double x = as_float(a), y = as_float(b);
+  if (op == "+") return PyValue(x + y);
+  if (op == "-") return PyValue(x - y);
+  if (op == "*") return PyValue(x * y);
+  if (y == 0) throw PyError("ZeroDivisionError", "float division by zero");
+  double q = std::floor(x / y);
+  return PyValue(op == "//" ? q : x - q * y);
+}
+
+bool compare(const std::string& op, const PyValue& a, const PyValue& b) {
+  if (op == "==") return py_equal(a, b);
+  if (op == "!=") return !py_equal(a, b);
+  if (op == "is") return a.v.index() == b.v.index() && (a.is_none() || py_equal(a, b));
+  if (op == "is not") return !compare("is", a, b);
+  if (op == "in" || op == "not in") {
+    bool found = false;
+    if (const PyDict* d = b.dict()) {
+      if (!a.str()) {
+        if (a.list() || a.dict()) type_error(fmt::format("unhashable type: '{}'", a.type_name()));
+        found = false;  // dicts from JSON have str keys only
+      } else {
+        found = d->count(*a.str()) > 0;
+      }
+    } else if (const PyList* l = b.list()) {
+      for (const auto& e : *l) found = found || py_equal(a, e);
+    } else if (const std::string* s = b.str()) {
+      if (!a.str()) type_error(fmt::format("'in <string>' requires string as left operand, not {}", a.type_name()));
+      found = s->find(*a.str()) != std::string::npos;
+    } else {
+      type_error(fmt::format("argument of type '{}' is not iterable", b.type_name()));
+    }
+    return op == "in" ? found : !found;
+  }
+  int c;
+  if (is_number(a) && is_number(b)) {
+    c = compare_numbers(a, b);
+    if (c == 2) return false;  // NaN
+  } else if (a.str() && b.str()) {
+    c = a.str()->compare(*b.str());
+    c = c < 0 ? -1 : c > 0 ? 1 : 0;
+  } else {
+    type_error(fmt::format("'{}' not supported between instances of '{}' and '{}'", op, a.type_name(),
+                           b.type_name()));
+  }
+  if (op == "<") return c < 0;
+  if (op == "<=") return c <= 0;
+  if (op == ">") return c > 0;
+  return c >= 0;
+}
+
+PyValue subscript(const PyValue& base, const PyValue& index) {
+  if (const PyDict* d = base.dict()) {
+    if (!index.str()) throw PyError("KeyError", repr(index));
+    auto it = d->find(*index.str());
+    if (it == d->end()) throw PyError("KeyError", repr(index));
+    return it->second;
+  }
+  if (const PyList* l = base.list()) {
+    if (!is_int_like(index)) type_error("list indices must be integers or slices, not " + std::string(index.type_name()));
+    std::int64_t i = as_int(index);
+    if (i < 0) i += static_cast<std::int64_t>(l->size());
+    if (i < 0 || i >= static_cast<std::int64_t>(l->size())) throw PyError("IndexError", "list index out of range");
+    return (*l)[static_cast<std::size_t>(i)];
+  }
+  if (const std::string* s = base.str()) {
+    if (!is_int_like(index)) type_error("string indices must be integers");
+    std::int64_t i = as_int(index);
+    if (i < 0) i += static_cast<std::int64_t>(s->size());
+    if (i < 0 || i >= static_cast<std::int64_t>(s->size())) throw PyError("IndexError", "string index out of range");
+    return PyValue(std::string(1, (*s)[static_cast<std::size_t>(i)]));
+  }
+  type_error(fmt::format("'{}' object is not subscriptable", base.type_name()));
+}
+
+double to_float_arg(const PyValue& x, const char* fn) {
+  if (!is_number(x)) type_error(fmt::format("{}: must be real number, not {}", fn, x.type_name()));
+  return as_float(x);
+}
+
+PyValue float_to_int(double d, const char* what) {
+  if (std::isnan(d)) throw PyError("ValueError", fmt::format("cannot convert float NaN to integer ({})", what));
+  if (std::isinf(d)) throw PyError("OverflowError", fmt::format("cannot convert float infinity to integer ({})", what));
+  if (std::fabs(d) < 9.2e18) return PyValue(static_cast<std::int64_t>(d));
+  return PyValue(d);  // beyond int64: keep the (integral) float
+}
+
+// Python's round(x) to an int, half to even.
+PyValue py_round(const PyValue& x) {
+  if (is_int_like(x)) return PyValue(as_int(x));
+  double d = to_float_arg(x, "round");
+  return float_to_int(std::nearbyint(d), "round");
+}
+
+PyValue py_str(const PyValue& x) { return x.str() ? x : PyValue(repr(x)); }
+
+PyValue format_string(const std::string& fmt_text, const std::vector<PyValue>& args) {
+  std::string out;
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < fmt_text.size(); ++i) {
+    char c = fmt_text[i];
+    if (c == '{' && i + 1 < fmt_text.size() && fmt_text[i + 1] == '{') {
+      out += '{';
+      ++i;
+    } else if (c == '}' && i + 1 < fmt_text.size() && fmt_text[i + 1] == '}') {
+      out += '}';
+      ++i;
+    } else if (c == '{') {
+      std::size_t close = fmt_text.find('}', i);
+      if (close == std::string::npos) throw PyError("ValueError", "Single '{' encountered in format string");
+      std::string field = fmt_text.substr(i + 1, close - i - 1);
+      std::size_t index = field.empty() ? next++ : static_cast<std::size_t>(std::stoul(field));
+      if (index >= args.size()) throw PyError("IndexError", "Replacement index out of range");
+      out += *py_str(args[index]).str();
+      i = close;
+    } else {
+      out += c;
+    }
+  }
+  return PyValue(out);
+}
+
+PyValue call(const Node& node, Env& env) {
+  const Node& fn = *node.kids[0];
+  std::vector<PyValue> args;
+  for (std::size_t i = 1; i < node.kids.size(); ++i) args.push_back(eval_node(*node.kids[i], env));
+  auto need = [&](std::size_t n, const std::string& name) {
+    if (args.size() != n) type_error(fmt::format("{}() takes {} argument(s) ({} given)", name, n, args.size()));
+  };
+  if (fn.kind == Node::kAttribute) {
+    const Node& owner = *fn.kids[0];
+    const std::string& attr = fn.name;
+    if (owner.kind == Node::kName && owner.name == "math") {
+      if (attr == "ceil" || attr == "floor") {
+        need(1, "math." + attr);
+        if (is_int_like(args[0])) return PyValue(as_int(args[0]));
+        double d = to_float_arg(args[0], attr.c_str());
+        return float_to_int(attr == "ceil" ? std::ceil(d) : std::floor(d), attr.c_str());
+      }
+      if (attr == "log2" || attr == "sqrt") {
+        need(1, "math." + attr);
+        double d = to_float_arg(args[0], attr.c_str());
+        if (d < 0 || (attr == "log2" && d == 0)) throw PyError("ValueError", "math domain error");
+        return PyValue(attr == "log2" ? std::log2(d) : std::sqrt(d));
+      }
+      if (attr == "isclose") {
+        need(2, "math.isclose");
+        double a = to_float_arg(args[0], "isclose"), b = to_float_arg(args[1], "isclose");
+        return PyValue(a == b || std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b)));
+      }
+      throw PyError("AttributeError", "module 'math' has no attribute '" + attr + "'");
+    }
+    PyValue self = eval_node(owner, env);
+    if (PyDict* d = self.dict()) {
+      if (attr == "update") {
+        need(1, "update");
+        const PyDict* other = args[0].dict();
+        if (!other) type_error(fmt::format("'{}' object is not iterable", args[0].type_name()));
+        for (const auto& [k, e] : *other) (*d)[k] = e;
+        return {};
+      }
+      if (attr == "get") {
+        if (args.empty() || args.size() > 2) type_error("get expected 1 or 2 arguments");
+        if (args[0].str()) {
+          auto it = d->find(*args[0].str());
+          if (it != d->end()) return it->second;
+        }
+        return args.size() == 2 ? args[1] : PyValue();
+      }
+      if (attr == "keys") {
+        auto l = std::make_shared<PyList>();
+        for (const auto& kv : *d) l->push_back(PyValue(kv.first));
+        return PyValue(l);
+      }
+    }
+    if (const std::string* s = self.str(); s && attr == "format") return format_string(*s, args);
+    throw PyError("AttributeError", fmt::format("'{}' object has no attribute '{}'", self.type_name(), attr));
+  }
+  if (fn.kind != Node::kName) type_error("object is not callable");
+  const std::string& name = fn.name;
+  if (name == "abs") {
+    need(1, name);
+    if (is_int_like(args[0])) return PyValue(static_cast<std::int64_t>(std::llabs(as_int(args[0]))));
+    return PyValue(std::fabs(to_float_arg(args[0], "abs")));
+  }
+  if (name == "min" || name == "max") {
+    std::vector<PyValue> items = args;
+    if (args.size() == 1 && args[0].list()) items = *args[0].list();
+    if (items.empty()) throw PyError("ValueError", name + "() arg is an empty sequence");
+    PyValue best = items[0];
+    for (std::size_t i = 1; i < items.size(); ++i) {
+      if (compare(name == "min" ? "<" : ">", items[i], best)) best = items[i];
+    }
+    return best;
+  }
+  if (name == "int") {
+    need(1, name);
+    if (is_int_like(args[0])) return PyValue(as_int(args[0]));
+    if (args[0].v.index() == 3) return float_to_int(std::trunc(std::get<double>(args[0].v)), "int");
+    if (const std::string* s = args[0].str()) {
+      std::string t;
+      for (char c : *s) {
+        if (c != ' ' && c != '\t' && c != '\n') t += c;
+      }
+      std::size_t used = 0;
+      try {
+        std::int64_t r = std::stoll(t, &used);
+        if (used == t.size() && !t.empty()) return PyValue(r);
+      } catch (const std::exception&) {
+      }
+      throw PyError("ValueError", "invalid literal for int() with base 10: " + repr(args[0]));
+    }
+    type_error(fmt::format("int() argument must be a string or a real number, not '{}'", args[0].type_name()));
+  }
+  if (name == "float") {
+    need(1, name);
+    if (is_number(args[0])) return PyValue(as_float(args[0]));
+    if (const std::string* s = args[0].str()) {
+      try {
+        std::size_t used = 0;
+        double d = std::stod(*s, &used);
+        if (used == s->size()) return PyValue(d);
+      } catch (const std::exception&) {
+      }
+      throw PyError("ValueError", "could not convert string to float: " + repr(args[0]));
+    }
+    type_error(fmt::format("float() argument must be a string or a real number, not '{}'", args[0].type_name()));
+  }
+  if (name == "len") {
+    need(1, name);
+    if (const std::string* s = args[0].str()) return PyValue(static_cast<std::int64_t>(s->size()));
+    if (const PyList* l = args[0].list()) return PyValue(static_cast<std::int64_t>(l->size()));
+    if (const PyDict* d = args[0].dict()) return PyValue(static_cast<std::int64_t>(d->size()));
+    type_error(fmt::format("object of type '{}' has no len()", args[0].type_name()));
+  }
+  if (name == "str") {
+    need(1, name);
+    return py_str(args[0]);
+  }
+  if (name == "round") {
+    need(1, name);
+    return py_round(args[0]);
+  }
+  if (name == "is_integer") {  // mlp_compliance.py: abs(round(value) - value) < 0.00001
+    need(1, name);
+    PyValue diff = arithmetic("-", py_round(args[0]), args[0]);
+    return PyValue(std::fabs(as_float(diff)) < 0.00001);
+  }
+  if (name == "enqueue_config") {
+    need(1, name);
+    if (env.enqueue_config) env.enqueue_config(*py_str(args[0]).str());
+    return {};
+  }
+  throw PyError("NameError", fmt::format("name '{}' is not defined", name));
+}
+
+void assign(const Node& target, const PyValue& value, Env& env) {
+  if (target.kind == Node::kName) {
+    if (target.name == "s") env.s = value;
+    else if (target.name == "v") env.v = value;
+    else throw PyError("NameError", "assignment to '" + target.name + "' is not supported");
+    return;
+  }
+  PyValue base = eval_node(*target.kids[0], env);
+  PyValue index = eval_node(*target.kids[1], env);
+  if (PyDict* d = base.dict()) {
+    if (!index.str()) type_error("dict keys other than str are not supported");
+    (*d)[*index.str()] = value;
+    return;
+  }
+  if (PyList* l = base.list()) {
+    if (!is_int_like(index)) type_error("list indices must be integers");
+    std::int64_t i = as_int(index);
+    if (i < 0) i += static_cast<std::int64_t>(l->size());
+    if (i < 0 || i >= static_cast<std::int64_t>(l->size())) throw PyError("IndexError", "list assignment index out of range");
+    (*l)[static_cast<std::size_t>(i)] = value;
+    return;
+  }
+  type_error(fmt::format("'{}' object does not support item assignment", base.type_name()));
+}
+
+void exec_stmts(const std::vector<Stmt>& stmts, Env& env) {
+  for (const Stmt& s : stmts) {
+    switch (s.kind) {
+      case Stmt::kExpr: eval_node(*s.value, env); break;
+      case Stmt::kAssign: assign(*s.target, eval_node(*s.value, env), env); break;
+      case Stmt::kAugAssign:
+        assign(*s.target, arithmetic(s.op, eval_node(*s.target, env), eval_node(*s.value, env)), env);
+        break;
+      case Stmt::kIf:
+        if (truthy(eval_node(*s.value, env))) exec_stmts(s.body, env);
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// The value `node` stands for without copying it, when it is a constant, s, v or a chain of
+// constant subscripts of them that exist; nullptr otherwise (eval_node then computes it, and
+// raises where Python raises).
+const PyValue* lookup(const Node& node, const Env& env) {
+  switch (node.kind) {
+    case Node::kConst: return &node.constant;
+    case Node::kName: return node.name == "s" ? &env.s : node.name == "v" ? &env.v : nullptr;
+    case Node::kSubscript: {
+      const Node& index = *node.kids[1];
+      if (index.kind != Node::kConst || !index.constant.str()) return nullptr;
+      const PyValue* base = lookup(*node.kids[0], env);
+      const PyDict* d = base ? base->dict() : nullptr;
+      if (!d) return nullptr;
+      auto it = d->find(*index.constant.str());
+      return it == d->end() ? nullptr : &it->second;
+    }
+    default: return nullptr;
+  }
+}
+
+// `node`'s value: a reference into the constants or the state when lookup finds it, else
+// computed into `slot`.
+const PyValue& operand(const Node& node, Env& env, PyValue& slot) {
+  if (const PyValue* p = lookup(node, env)) return *p;
+  slot = eval_node(node, env);
+  return slot;
+}
+
+}  // namespace
+
+PyValue eval_node(const Node& node, Env& env) {
+  switch (node.kind) {
+    case Node::kConst: return node.constant;
+    case Node::kName:
+      if (node.name == "s") return env.s;
+      if (node.name == "v") return env.v;
+      throw PyError("NameError", fmt::format("name '{}' is not defined", node.name));
+    case Node::kList: {
+      auto l = std::make_shared<PyList>();
+      for (const auto& k : node.kids) l->push_back(eval_node(*k, env));
+      return PyValue(l);
+    }
+    case Node::kDict: {
+      auto d = std::make_shared<PyDict>();
+      for (std::size_t i = 0; i + 1 < node.kids.size(); i += 2) {
+        PyValue key = eval_node(*node.kids[i], env);
+        if (!key.str()) type_error("dict keys other than str are not supported");
+        (*d)[*key.str()] = eval_node(*node.kids[i + 1], env);
+      }
+      return PyValue(d);
+    }
+    case Node::kSubscript: {
+      PyValue base_slot, index_slot;
+      const PyValue& base = operand(*node.kids[0], env, base_slot);
+      return subscript(base, operand(*node.kids[1], env, index_slot));
+    }
+    case Node::kAttribute: {
+      const Node& owner = *node.kids[0];
+      if (owner.kind == Node::kName && owner.name == "ll") {
+        if (node.name == "timestamp") return PyValue(env.timestamp);
+        if (node.name == "key") return PyValue(env.key);
+        if (node.name == "lineno") return PyValue(env.lineno);
+        if (node.name == "value") return env.v;
+      }
+      if (owner.kind == Node::kName && owner.name == "math") {
+        if (node.name == "pi") return PyValue(M_PI);
+        if (node.name == "inf") return PyValue(std::numeric_limits<double>::infinity());
+      }
+      PyValue self = eval_node(owner, env);
+      throw PyError("AttributeError", fmt::format("'{}' object has no attribute '{}'", self.type_name(), node.name));
+    }
+    case Node::kCall: return call(node, env);
+    case Node::kUnary: {
+      PyValue x = eval_node(*node.kids[0], env);
+      if (node.name == "not") return PyValue(!truthy(x));
+      if (!is_number(x)) type_error(fmt::format("bad operand type for unary {}: '{}'", node.name, x.type_name()));
+      if (node.name == "+") return is_int_like(x) ? PyValue(as_int(x)) : x;
+      return is_int_like(x) ? PyValue(-as_int(x)) : PyValue(-std::get<double>(x.v));
+    }
+    case Node::kBinary:
+      return arithmetic(node.name, eval_node(*node.kids[0], env), eval_node(*node.kids[1], env));
+    case Node::kCompare: {
+      PyValue slots[2];
+      const PyValue* left = &operand(*node.kids[0], env, slots[0]);
+      for (std::size_t i = 0; i < node.ops.size(); ++i) {
+        PyValue& slot = slots[(i + 1) % 2];  // not the one `left` may live in
+        const PyValue& right = operand(*node.kids[i + 1], env, slot);
+        if (!compare(node.ops[i], *left, right)) return PyValue(false);
+        left = &right;
+      }
+      return PyValue(true);
+    }
+    case Node::kAnd: {
+      PyValue x;
+      for (const auto& k : node.kids) {
+        x = eval_node(*k, env);
+        if (!truthy(x)) return x;
+      }
+      return x;
+    }
+    case Node::kOr: {
+      PyValue x;
+      for (const auto& k : node.kids) {
+        x = eval_node(*k, env);
+        if (truthy(x)) return x;
+      }
+      return x;
+    }
+    case Node::kIfElse:
+      return truthy(eval_node(*node.kids[0], env)) ? eval_node(*node.kids[1], env) : eval_node(*node.kids[2], env);
+  }
+  return {};
+}
+
+namespace {
+std::string strip(std::string_view text) {
+  auto b = text.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  auto e = text.find_last_not_of(" \t\r\n");
+  return std::string(text.substr(b, e - b + 1));
+}
+}  // namespace
+
+Expr Expr::parse(std::string_view text) {
+  Expr e;
+  e.text_ = strip(text);
+  e.root_ = Parser(e.text_).expression_only();
+  return e;
+}
+
+PyValue Expr::eval(Env& env) const { return eval_node(*root_, env); }
+
+Code Code::parse(std::string_view text) {
+  Code c;
+  c.text_ = strip(text);
+  c.stmts_ = std::make_shared<const std::vector<Stmt>>(Parser(c.text_).statements());
+  return c;
+}
+
+void Code::exec(Env& env) const { exec_stmts(*stmts_, env); }
+
+}  // namespace mlperf::compliance

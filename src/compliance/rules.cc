@@ -1,0 +1,730 @@
+// The official compliance configs: loading (yaml-cpp) and applying them to one log.
+
+#include "mlperf/compliance/rules.h"
+
+#include <algorithm>
+#include <deque>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "mlperf/mllog.h"
+
+namespace mlperf::compliance {
+
+namespace fs = std::filesystem;
+
+void ConfigFile::build_index() {
+  index_.clear();
+  for (std::size_t i = 0; i < keys.size(); ++i) index_[keys[i].name] = static_cast<int>(i);  // the last wins
+}
+
+int ConfigFile::index_of(std::string_view key) const {
+  auto it = index_.find(key);
+  return it == index_.end() ? -1 : it->second;
+}
+
+const KeyRule* ConfigFile::find(std::string_view key) const {
+  int i = index_of(key);
+  return i < 0 ? nullptr : &keys[static_cast<std::size_t>(i)];
+}
+
+namespace {
+
+std::string trim(std::string_view s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  return std::string(s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1));
+}
+
+Requirement parse_requirement(const std::string& text, const std::string& where) {
+  Requirement r;
+  if (text == "EXACTLY_ONE") r.kind = Requirement::kExactlyOne;
+  else if (text == "AT_LEAST_ONE") r.kind = Requirement::kAtLeastOne;
+  else if (text == "OPTIONAL") r.kind = Requirement::kOptional;
+  else if (text.starts_with("AT_LEAST_ONE_OR(") && text.ends_with(")")) {
+    r.kind = Requirement::kAtLeastOneOr;
+    std::string inside = text.substr(16, text.size() - 17);
+    std::stringstream parts(inside);
+    std::string part;
+    while (std::getline(parts, part, ',')) r.alternatives.push_back(trim(part));
+  } else if (text.starts_with("AT_LEAST(") && text.ends_with(")")) {
+    r.kind = Requirement::kAtLeast;
+    try {
+      r.at_least = std::stoi(text.substr(9, text.size() - 10));
+    } catch (const std::exception&) {
+      throw std::runtime_error(fmt::format("{}: bad REQ {}", where, text));
+    }
+  } else {
+    throw std::runtime_error(fmt::format("{}: unknown REQ {}", where, text));
+  }
+  return r;
+}
+
+// CHECK-like fields hold one expression or a list of them.
+std::vector<Expr> expressions(const YAML::Node& node, const std::string& where) {
+  std::vector<Expr> out;
+  auto add = [&](const YAML::Node& n) {
+    try {
+      out.push_back(Expr::parse(n.as<std::string>()));
+    } catch (const PySyntaxError& e) {
+      throw std::runtime_error(fmt::format("{} (line {}): {}", where, n.Mark().line + 1, e.what()));
+    }
+  };
+  if (node.IsSequence()) {
+    for (const auto& n : node) add(n);
+  } else {
+    add(node);
+  }
+  return out;
+}
+
+Code code(const YAML::Node& node, const std::string& where) {
+  try {
+    return Code::parse(node.as<std::string>());
+  } catch (const PySyntaxError& e) {
+    throw std::runtime_error(fmt::format("{} (line {}): {}", where, node.Mark().line + 1, e.what()));
+  }
+}
+
+}  // namespace
+
+ConfigFile parse_config(std::string_view yaml_text, const std::string& name) {
+  ConfigFile config;
+  config.name = name;
+  std::string base = fs::path(name).filename().string();
+  config.division = base.starts_with("closed_") ? "closed" : base.starts_with("open_") ? "open" : "";
+  YAML::Node doc;
+  try {
+    doc = YAML::Load(std::string(yaml_text));
+  } catch (const YAML::Exception& e) {
+    throw std::runtime_error(fmt::format("{}: {}", name, e.what()));
+  }
+  if (doc.IsNull()) return config;
+  if (!doc.IsSequence()) throw std::runtime_error(fmt::format("{}: not a list of records", name));
+  for (const auto& record : doc) {
+    if (!record.IsMap() || record.size() != 1) {
+      throw std::runtime_error(fmt::format("{} (line {}): a record must be one of KEY, BEGIN", name, record.Mark().line + 1));
+    }
+    std::string kind = record.begin()->first.as<std::string>();
+    const YAML::Node& body = record.begin()->second;
+    std::string where = fmt::format("{} {}", name, kind);
+    if (kind == "BEGIN") {
+      std::string text = body["CODE"] ? body["CODE"].as<std::string>() : "";
+      if (text.find("loglines") != std::string::npos) {
+        if (text.find("aggregated_eval_accuracy") == std::string::npos) {
+          throw std::runtime_error(fmt::format("{}: BEGIN code that rewrites loglines is not supported", name));
+        }
+        config.aggregates_eval_accuracy = true;
+      } else {
+        config.begin = code(body["CODE"], where);
+      }
+    } else if (kind == "KEY") {
+      KeyRule rule;
+      if (!body["NAME"]) throw std::runtime_error(fmt::format("{} (line {}): KEY without NAME", name, body.Mark().line + 1));
+      rule.name = trim(body["NAME"].as<std::string>());
+      where = fmt::format("{} KEY {}", name, rule.name);
+      for (const auto& field : body) {
+        std::string f = field.first.as<std::string>();
+        if (f == "NAME") continue;
+        if (f == "REQ") rule.req = parse_requirement(trim(field.second.as<std::string>()), where);
+        else if (f == "CHECK") rule.checks = expressions(field.second, where + " CHECK");
+        else if (f == "FIRST_CHECK") rule.first_checks = expressions(field.second, where + " FIRST_CHECK");
+        else if (f == "ATLEAST_ONE_CHECK") {
+          auto e = expressions(field.second, where + " ATLEAST_ONE_CHECK");
+          if (e.size() != 1) throw std::runtime_error(where + ": ATLEAST_ONE_CHECK must be one expression");
+          rule.atleast_one_check = e[0];
+        } else if (f == "PRE") rule.pre = code(field.second, where + " PRE");
+        else if (f == "POST") rule.post = code(field.second, where + " POST");
+        else throw std::runtime_error(fmt::format("{}: unknown field {}", where, f));
+      }
+      config.keys.push_back(std::move(rule));
+      config.build_index();
+    } else {
+      throw std::runtime_error(fmt::format("{} (line {}): unsupported record {}", name, record.Mark().line + 1, kind));
+    }
+  }
+  return config;
+}
+
+namespace {
+
+// The .yaml files of the training_* folders below `root` (all when `wanted` is null), sorted.
+std::vector<fs::path> config_files(const fs::path& root, const std::set<std::string>* wanted) {
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) throw std::runtime_error(fmt::format("{}: no compliance rules folder", root.string()));
+  std::vector<fs::path> files;
+  for (const auto& folder : fs::directory_iterator(root)) {
+    std::string name = folder.path().filename().string();
+    if (!folder.is_directory() || !name.starts_with("training_")) continue;
+    if (wanted && !wanted->count(name)) continue;
+    for (const auto& f : fs::directory_iterator(folder.path())) {
+      if (f.path().extension() == ".yaml") files.push_back(f.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+RuleLibrary RuleLibrary::load(const fs::path& root) { return load_files(config_files(root, nullptr)); }
+
+RuleLibrary RuleLibrary::load(const fs::path& root, const std::set<Ruleset>& rulesets) {
+  std::set<std::string> wanted;
+  for (const auto& r : rulesets) wanted.insert("training_" + r.str());
+  // Folders named in the wanted folders' files (4.0.0 closed_resnet enqueues training_3.1.0/…).
+  std::set<std::string> named;
+  for (const auto& path : config_files(root, &wanted)) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string body = text.str();
+    for (auto at = body.find("training_"); at != std::string::npos; at = body.find("training_", at + 1)) {
+      auto end = body.find('/', at);
+      if (end != std::string::npos && end - at < 24) named.insert(body.substr(at, end - at));
+    }
+  }
+  wanted.insert(named.begin(), named.end());
+  return load_files(config_files(root, &wanted));
+}
+
+RuleLibrary RuleLibrary::load_files(const std::vector<fs::path>& files) {
+  RuleLibrary lib;
+  for (const auto& path : files) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) throw std::runtime_error(fmt::format("{}: cannot read", path.string()));
+    std::string folder = path.parent_path().filename().string();
+    std::string name = folder + "/" + path.filename().string();
+    ConfigFile config = parse_config(text.str(), name);
+    auto& keys = lib.keys_by_folder_[folder];
+    for (const auto& k : config.keys) keys.insert(k.name);
+    if (config.aggregates_eval_accuracy) keys.insert("eval_accuracy");
+    lib.configs_.emplace(name, std::move(config));
+  }
+  // A folder's configs may enqueue another folder's (4.0.0 closed_resnet → 3.1.0): its keys count too.
+  for (auto& [folder, keys] : lib.keys_by_folder_) {
+    for (const auto& [name, config] : lib.configs_) {
+      if (!name.starts_with(folder + "/")) continue;
+      for (const auto& k : config.keys) {
+        if (!k.post) continue;
+        for (const auto& [other, other_keys] : lib.keys_by_folder_) {
+          if (other != folder && k.post->text().find(other + "/") != std::string::npos) {
+            keys.insert(other_keys.begin(), other_keys.end());
+          }
+        }
+      }
+    }
+  }
+  return lib;
+}
+
+const ConfigFile* RuleLibrary::config(std::string_view name) const {
+  auto it = configs_.find(name);
+  return it == configs_.end() ? nullptr : &it->second;
+}
+
+bool RuleLibrary::has_ruleset(const Ruleset& ruleset) const {
+  return config(fmt::format("training_{}/common.yaml", ruleset.str())) != nullptr;
+}
+
+const std::unordered_set<std::string>& RuleLibrary::keys_with_rules(const Ruleset& ruleset) const {
+  auto it = keys_by_folder_.find("training_" + ruleset.str());
+  return it == keys_by_folder_.end() ? no_keys_ : it->second;
+}
+
+std::vector<std::string> RuleLibrary::folders() const {
+  std::vector<std::string> out;
+  for (const auto& [folder, keys] : keys_by_folder_) out.push_back(folder);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Applying the configs
+
+namespace {
+
+// Back to source form, for messages (operands as written, not evaluated).
+std::string node_text(const Node& n) {
+  switch (n.kind) {
+    case Node::kConst: return repr(n.constant);
+    case Node::kName: return n.name;
+    case Node::kList: {
+      std::string out = "[";
+      for (std::size_t i = 0; i < n.kids.size(); ++i) out += (i ? ", " : "") + node_text(*n.kids[i]);
+      return out + "]";
+    }
+    case Node::kDict: {
+      std::string out = "{";
+      for (std::size_t i = 0; i + 1 < n.kids.size(); i += 2) {
+        out += (i ? ", " : "") + node_text(*n.kids[i]) + ": " + node_text(*n.kids[i + 1]);
+      }
+      return out + "}";
+    }
+    case Node::kSubscript: return node_text(*n.kids[0]) + "[" + node_text(*n.kids[1]) + "]";
+    case Node::kAttribute: return node_text(*n.kids[0]) + "." + n.name;
+    case Node::kCall: {
+      std::string out = node_text(*n.kids[0]) + "(";
+      for (std::size_t i = 1; i < n.kids.size(); ++i) out += (i > 1 ? ", " : "") + node_text(*n.kids[i]);
+      return out + ")";
+    }
+    case Node::kUnary: return n.name == "not" ? "not " + node_text(*n.kids[0]) : n.name + node_text(*n.kids[0]);
+    case Node::kBinary: return node_text(*n.kids[0]) + " " + n.name + " " + node_text(*n.kids[1]);
+    case Node::kCompare: {
+      std::string out = node_text(*n.kids[0]);
+      for (std::size_t i = 0; i < n.ops.size(); ++i) out += " " + n.ops[i] + " " + node_text(*n.kids[i + 1]);
+      return out;
+    }
+    case Node::kAnd:
+    case Node::kOr: {
+      std::string out;
+      for (std::size_t i = 0; i < n.kids.size(); ++i) {
+        out += (i ? (n.kind == Node::kAnd ? " and " : " or ") : "") + std::string("(") + node_text(*n.kids[i]) + ")";
+      }
+      return out;
+    }
+    case Node::kIfElse:
+      return node_text(*n.kids[1]) + " if " + node_text(*n.kids[0]) + " else " + node_text(*n.kids[2]);
+  }
+  return {};
+}
+
+bool is_value_of_line(const Node& n) {
+  return n.kind == Node::kSubscript && n.kids[0]->kind == Node::kName && n.kids[0]->name == "v" &&
+         n.kids[1]->kind == Node::kConst && n.kids[1]->constant.str() && *n.kids[1]->constant.str() == "value";
+}
+
+std::string shorten(std::string text) {
+  if (text.size() > 300) text = text.substr(0, 297) + "...";
+  return text;
+}
+
+std::string division_words(const ConfigFile& config) {
+  return config.division.empty() ? "" : fmt::format(" in the {} division", config.division);
+}
+
+// "opt_name must be 'adamw' in the closed division (training_5.1.0/closed_llama31_8b.yaml);
+// found 'sgd'" for the common shapes; "KEY must satisfy `expr`…" for the others.
+std::string describe_failed_check(const std::string& key, const Expr& check, Env& env, const ConfigFile& config) {
+  const Node& root = check.root();
+  std::string where = fmt::format("{} ({})", division_words(config), config.name);
+  PyValue value;
+  bool has_value = false;
+  if (const PyDict* d = env.v.dict()) {
+    auto it = d->find("value");
+    if (it != d->end()) value = it->second, has_value = true;
+  }
+  if (root.kind == Node::kCompare && root.ops.size() == 1 && is_value_of_line(*root.kids[0]) && has_value) {
+    const Node& rhs = *root.kids[1];
+    std::string expected = node_text(rhs);
+    if (rhs.kind != Node::kConst && rhs.kind != Node::kList) {
+      try {
+        expected += " = " + repr(eval_node(rhs, env));
+      } catch (const PyError&) {
+      }
+    }
+    const std::string& op = root.ops[0];
+    std::string phrase = op == "==" ? "be " + expected
+                         : op == "!=" ? "not be " + expected
+                         : op == "in" ? "be one of " + expected
+                         : op == "not in" ? "not be one of " + expected
+                                          : "be " + op + " " + expected;
+    return fmt::format("{} must {}{}; found {}", key, phrase, where, shorten(repr(value)));
+  }
+  // Otherwise: the values of what the expression reads (s[...], ll.*, v[...]), as Python has them.
+  std::vector<std::string> seen;
+  std::vector<std::string> parts;
+  std::function<void(const Node&)> collect = [&](const Node& n) {
+    bool reads_state = (n.kind == Node::kSubscript || n.kind == Node::kAttribute);
+    const Node* base = &n;
+    while (base->kind == Node::kSubscript || base->kind == Node::kAttribute) base = base->kids[0].get();
+    if (reads_state && base->kind == Node::kName && (base->name == "s" || base->name == "v" || base->name == "ll")) {
+      std::string text = node_text(n);
+      if (std::find(seen.begin(), seen.end(), text) != seen.end()) return;
+      seen.push_back(text);
+      try {
+        parts.push_back(text + " = " + shorten(repr(eval_node(n, env))));
+      } catch (const PyError& e) {
+        parts.push_back(text + " raises " + e.type);
+      }
+      return;
+    }
+    for (const auto& k : n.kids) collect(*k);
+  };
+  collect(root);
+  return fmt::format("{} must satisfy `{}`{}; found {}", key, check.text(), where,
+                     parts.empty() ? std::string("the check false") : fmt::format("{}", fmt::join(parts, ", ")));
+}
+
+// One config's pass over the lines (mlp_compliance.py configured_checks).
+struct Judge {
+  const RuleLibrary& library;
+  std::vector<LogLine>& lines;
+  std::deque<std::string> queue;
+  struct Message {
+    RuleFinding finding;
+    std::string key;  // overwritable by a later config with a rule for this key; "" never
+  };
+  std::vector<Message> messages;
+  std::vector<std::string> applied;
+  bool stopped = false;
+
+  void put(bool error, std::uint64_t line, const std::string& rule, std::string message, std::string key) {
+    messages.push_back({{error, line, rule, std::move(message)}, std::move(key)});
+  }
+
+  void stop(std::uint64_t line, const std::string& rule, const std::string& message) {
+    put(true, line, rule, message + "; the official checker stops here and rejects the log", "");
+    stopped = true;
+  }
+
+  void apply(const ConfigFile& config);
+  void run_checks(const KeyRule& rule, const std::vector<Expr>& checks, const LogLine& line, Env& env,
+                  const ConfigFile& config);
+  bool run_code(const Code& code, const char* what, const KeyRule& rule, const LogLine& line, Env& env,
+                const ConfigFile& config);
+};
+
+std::string rule_name(const ConfigFile& config, const std::string& key) { return config.name + ": " + key; }
+
+void Judge::run_checks(const KeyRule& rule, const std::vector<Expr>& checks, const LogLine& line, Env& env,
+                       const ConfigFile& config) {
+  for (const Expr& check : checks) {
+    try {
+      if (!truthy(check.eval(env))) {
+        put(true, line.line, rule_name(config, rule.name), describe_failed_check(rule.name, check, env, config), rule.name);
+      }
+    } catch (const PyError& e) {
+      put(true, line.line, rule_name(config, rule.name),
+          fmt::format("{}: the check `{}` cannot be evaluated ({}){} ({})", rule.name, check.text(), e.what(),
+                      division_words(config), config.name),
+          rule.name);
+    }
+  }
+}
+
+bool Judge::run_code(const Code& code, const char* what, const KeyRule& rule, const LogLine& line, Env& env,
+                     const ConfigFile& config) {
+  try {
+    code.exec(env);
+    return true;
+  } catch (const PyError& e) {
+    put(true, line.line, rule_name(config, rule.name),
+        fmt::format("{}: the {} code `{}` fails ({}) ({})", rule.name, what, shorten(code.text()), e.what(), config.name),
+        rule.name);
+    return false;
+  }
+}
+
+// The stable_diffusion BEGIN code of 4.x/5.0 (see ConfigFile::aggregates_eval_accuracy).
+// Throws PyError where that code raises (metadata without samples_count, …).
+void aggregate_eval_accuracy(std::vector<LogLine>& lines) {
+  std::vector<LogLine> added;  // in order of first appearance of their samples_count
+  const std::size_t n = lines.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const LogLine& l = lines[i];
+    if (l.key != "eval_accuracy") continue;
+    const PyDict& v = *l.v.dict();
+    const PyValue& metadata = v.at("metadata");
+    static const Expr has_metric = Expr::parse("'metric' in v['metadata']");
+    Env env;
+    env.v = l.v;
+    if (!truthy(has_metric.eval(env))) continue;
+    if (!metadata.dict()) throw PyError("TypeError", "metadata is not a dict");
+    auto sc = metadata.dict()->find("samples_count");
+    if (sc == metadata.dict()->end()) throw PyError("KeyError", "'samples_count'");
+    const PyValue& samples_count = sc->second;
+    if (samples_count.list() || samples_count.dict()) throw PyError("TypeError", "unhashable samples_count");
+    LogLine* group = nullptr;
+    for (auto& a : added) {
+      if (py_equal(a.v.dict()->at("value").dict()->at("samples_count"), samples_count)) group = &a;
+    }
+    if (!group) {
+      LogLine agg;
+      agg.line = l.line;
+      agg.timestamp = l.timestamp;
+      agg.key = "aggregated_eval_accuracy";
+      PyValue value = make_dict();
+      (*value.dict())["samples_count"] = samples_count;
+      agg.v = make_dict();
+      (*agg.v.dict())["value"] = value;
+      (*agg.v.dict())["metadata"] = make_dict();
+      added.push_back(std::move(agg));
+      group = &added.back();
+    }
+    group->timestamp = std::max(l.timestamp, group->timestamp);
+    const PyValue& metric = metadata.dict()->at("metric");
+    if (metric.list() || metric.dict()) throw PyError("TypeError", "unhashable metric");
+    (*group->v.dict()->at("value").dict())[metric.str() ? *metric.str() : repr(metric)] = v.at("value");
+  }
+  for (auto& a : added) lines.push_back(std::move(a));
+}
+
+void Judge::apply(const ConfigFile& config) {
+  applied.push_back(config.name);
+  Env env;
+  env.s = make_dict();
+  env.enqueue_config = [this](const std::string& name) { queue.push_back(name); };
+  if (config.aggregates_eval_accuracy) {
+    try {
+      aggregate_eval_accuracy(lines);
+    } catch (const PyError& e) {
+      stop(0, config.name + ": BEGIN", fmt::format("the BEGIN code fails ({}) ({})", e.what(), config.name));
+      return;
+    }
+  }
+  if (config.begin) {
+    try {
+      config.begin->exec(env);
+    } catch (const PyError& e) {
+      stop(0, config.name + ": BEGIN", fmt::format("the BEGIN code fails ({}) ({})", e.what(), config.name));
+      return;
+    }
+  }
+  // Findings of earlier configs about keys this one rules on are withdrawn.
+  std::erase_if(messages, [&](const Message& m) { return !m.key.empty() && config.find(m.key) != nullptr; });
+
+  struct Seen {
+    std::vector<const LogLine*> lines;
+    bool executed = false;        // submission_*: PRE/CHECK/POST ran once
+    bool first_checked = false;
+    std::size_t atleast_passed = 0;
+  };
+  std::vector<Seen> seen(config.keys.size());  // by rule position
+  for (const LogLine& line : lines) {
+    int at = config.index_of(line.key);
+    if (at < 0) continue;
+    const KeyRule* rule = &config.keys[static_cast<std::size_t>(at)];
+    Seen& st = seen[static_cast<std::size_t>(at)];
+    st.lines.push_back(&line);
+    env.v = line.v;
+    env.timestamp = line.timestamp;
+    env.key = line.key;
+    env.lineno = static_cast<std::int64_t>(line.line);
+    if (!st.executed) {
+      if (rule->pre) run_code(*rule->pre, "PRE", *rule, line, env, config);
+      run_checks(*rule, rule->checks, line, env, config);
+      if (rule->post) run_code(*rule->post, "POST", *rule, line, env, config);
+    }
+    if (!rule->first_checks.empty() && !st.first_checked) {
+      st.first_checked = true;
+      run_checks(*rule, rule->first_checks, line, env, config);
+    }
+    if (rule->atleast_one_check) {
+      try {
+        if (truthy(rule->atleast_one_check->eval(env))) ++st.atleast_passed;
+      } catch (const PyError& e) {
+        stop(line.line, rule_name(config, rule->name),
+             fmt::format("{}: the check `{}` cannot be evaluated ({}) ({})", rule->name,
+                         rule->atleast_one_check->text(), e.what(), config.name));
+        return;
+      }
+    }
+    if (line.key.find("submission_") != std::string::npos) st.executed = true;
+  }
+  for (std::size_t i = 0; i < config.keys.size(); ++i) {
+    const KeyRule& rule = config.keys[i];
+    if (config.find(rule.name) != &rule || !rule.atleast_one_check) continue;
+    const Seen& st = seen[i];
+    if (!st.lines.empty() && st.atleast_passed == 0) {
+      put(true, st.lines.back()->line, rule_name(config, rule.name),
+          fmt::format("some {} must satisfy `{}`{} ({}); none of the {} did", rule.name, rule.atleast_one_check->text(),
+                      division_words(config), config.name, st.lines.size()),
+          "");
+    }
+  }
+  auto count_of = [&](std::string_view key) -> std::size_t {
+    int i = config.index_of(key);
+    return i < 0 ? 0 : seen[static_cast<std::size_t>(i)].lines.size();
+  };
+
+  std::vector<std::vector<std::string>> alternatives;
+  for (const KeyRule& rule : config.keys) {
+    if (config.find(rule.name) != &rule) continue;  // replaced by a later record
+    const Seen& st = seen[static_cast<std::size_t>(config.index_of(rule.name))];
+    std::size_t count = st.lines.size();
+    std::string where = fmt::format("{} ({})", division_words(config), config.name);
+    std::string rname = rule_name(config, rule.name);
+    switch (rule.req.kind) {
+      case Requirement::kExactlyOne: {
+        if (count == 1) break;
+        if (count == 0) {
+          put(true, 0, rname, fmt::format("{} must be logged exactly once{}; found none", rule.name, where), rule.name);
+          break;
+        }
+        const auto& ls = st.lines;
+        auto value_of = [](const LogLine* l) { return l->v.dict()->at("value"); };
+        bool same = std::all_of(ls.begin(), ls.end(), [&](const LogLine* l) { return py_equal(value_of(l), value_of(ls[0])); });
+        if (same) {
+          put(false, ls[1]->line, rname,
+              fmt::format("{} must be logged exactly once{}; found {} times with the same value {} (a warning)", rule.name,
+                          where, count, shorten(repr(value_of(ls[0])))),
+              "");
+        } else {
+          std::vector<std::string> values;
+          for (const LogLine* l : ls) {
+            std::string r = repr(value_of(l));
+            if (std::find(values.begin(), values.end(), r) == values.end()) values.push_back(r);
+          }
+          put(true, ls[1]->line, rname,
+              fmt::format("{} must be logged exactly once{}; found {} times with different values: {}", rule.name, where,
+                          count, shorten(fmt::format("{}", fmt::join(values, ", ")))),
+              rule.name);
+        }
+        break;
+      }
+      case Requirement::kAtLeastOne:
+        if (count == 0) {
+          put(true, 0, rname, fmt::format("{} must be logged at least once{}; found none", rule.name, where), rule.name);
+        }
+        break;
+      case Requirement::kAtLeast:
+        if (static_cast<int>(count) < rule.req.at_least) {
+          put(true, 0, rname,
+              fmt::format("{} must be logged at least {} times{}; found {}", rule.name, rule.req.at_least, where, count),
+              rule.name);
+        }
+        break;
+      case Requirement::kAtLeastOneOr: {
+        std::vector<std::string> alts{rule.name};
+        for (const auto& a : rule.req.alternatives) {
+          if (std::find(alts.begin(), alts.end(), a) == alts.end()) alts.push_back(a);
+        }
+        std::sort(alts.begin(), alts.end());
+        if (std::find(alternatives.begin(), alternatives.end(), alts) != alternatives.end()) break;
+        alternatives.push_back(alts);
+        // An alternative without a rule of its own in this config is never counted (the
+        // official reported_values holds only keys with rules): count_of gives 0 then.
+        bool any = std::any_of(alts.begin(), alts.end(), [&](const std::string& k) { return count_of(k) > 0; });
+        if (!any) {
+          put(true, 0, rname,
+              fmt::format("{} must be logged at least once{}; found none", fmt::format("{}", fmt::join(alts, " or ")),
+                          where),
+              "");
+        }
+        break;
+      }
+      case Requirement::kNone:
+      case Requirement::kOptional:
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+LogVerdict judge_lines(const RuleLibrary& library, const Ruleset& ruleset, std::vector<LogLine> lines,
+                       bool parse_errors, bool no_events) {
+  Judge judge{library, lines, {}, {}, {}, false};
+  if (parse_errors) {
+    judge.put(true, 0, "mlp_parser", "some MLLOG lines do not parse; the official checker rejects such logs", "");
+  }
+  if (no_events) judge.put(true, 0, "mlp_parser", "no MLLOG lines that parse (the official checker rejects the log)", "");
+  judge.queue.push_back(fmt::format("training_{}/common.yaml", ruleset.str()));
+  while (!judge.queue.empty() && !judge.stopped) {
+    std::string name = judge.queue.front();
+    judge.queue.pop_front();
+    const ConfigFile* config = library.config(name);
+    if (!config) {
+      judge.stop(0, name, fmt::format("the config {} does not exist", name));
+      break;
+    }
+    judge.apply(*config);
+  }
+  LogVerdict verdict;
+  verdict.configs = std::move(judge.applied);
+  verdict.compliant = true;
+  for (auto& m : judge.messages) {
+    if (m.finding.error) verdict.compliant = false;
+    verdict.findings.push_back(std::move(m.finding));
+  }
+  std::stable_sort(verdict.findings.begin(), verdict.findings.end(),
+                   [](const RuleFinding& a, const RuleFinding& b) { return a.line < b.line; });
+  return verdict;
+}
+
+LogReader::LogReader(const RuleLibrary& library, const Ruleset& ruleset) : library_(library), ruleset_(ruleset) {
+  for (const auto& k : library.keys_with_rules(ruleset)) {
+    keys_.insert(k);
+    if (!k.empty()) maybe_[filter_slot(k)] = true;
+  }
+}
+
+namespace {
+constexpr std::string_view kMissingField = "MLLOG line without {}; the official parser stops here and rejects the log";
+}
+
+void LogReader::add_event(const EventView& view, std::string_view line_text, std::size_t token_at) {
+  ++events_;
+  bool wanted = wants(view.key);
+  if (view.value.empty() || view.metadata.empty()) {
+    // value absent, or metadata absent or not an object: the full payload decides.
+    add_event(view.key, view.time_ms, view.line, line_text.substr(token_at + kMllogToken.size()));
+    --events_;
+    return;
+  }
+  if (!wanted) return;
+  LogLine l;
+  l.line = view.line;
+  l.timestamp = view.time_ms;
+  l.key = std::string(view.key);
+  l.v = make_dict();
+  l.v.dict()->reserve(2);
+  (*l.v.dict())["value"] = from_json_text(view.value);
+  (*l.v.dict())["metadata"] = from_json_text(view.metadata);
+  lines_.push_back(std::move(l));
+}
+
+void LogReader::add_event(std::string_view key, double time_ms, std::uint64_t line, std::string_view payload) {
+  ++events_;
+  nlohmann::json doc = nlohmann::json::parse(payload, nullptr, false);
+  if (doc.is_discarded() && !is_valid_utf8(payload)) doc = nlohmann::json::parse(latin1_to_utf8(payload), nullptr, false);
+  if (!doc.is_object()) {
+    add_parse_error(line, "MLLOG payload does not parse");
+    return;
+  }
+  if (!doc.contains("value") || !doc.contains("metadata")) {
+    if (!stopped_) {
+      early_.push_back({true, line, "mlp_parser",
+                        fmt::format(fmt::runtime(kMissingField), doc.contains("value") ? "metadata" : "value")});
+      stopped_ = true;
+    }
+    return;
+  }
+  if (!wants(key)) return;
+  LogLine l;
+  l.line = line;
+  l.timestamp = time_ms;
+  l.key = std::string(key);
+  l.v = make_dict();
+  (*l.v.dict())["value"] = from_json(doc["value"]);
+  (*l.v.dict())["metadata"] = from_json(doc["metadata"]);
+  lines_.push_back(std::move(l));
+}
+
+void LogReader::add_parse_error(std::uint64_t line, const std::string& message) {
+  early_.push_back({true, line, "mlp_parser", fmt::format("MLLOG line does not parse: {}", message)});
+}
+
+LogVerdict LogReader::finish() {
+  bool parse_errors = !early_.empty();
+  LogVerdict verdict;
+  if (stopped_) {
+    verdict.findings = std::move(early_);
+    verdict.compliant = false;
+    return verdict;
+  }
+  // The parse errors are findings of their own (early_), one per line.
+  verdict = judge_lines(library_, ruleset_, std::move(lines_), false, events_ == 0);
+  for (auto it = early_.rbegin(); it != early_.rend(); ++it) verdict.findings.insert(verdict.findings.begin(), *it);
+  if (parse_errors) verdict.compliant = false;
+  return verdict;
+}
+
+}  // namespace mlperf::compliance

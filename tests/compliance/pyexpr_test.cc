@@ -1,0 +1,146 @@
+// The Python subset of the compliance configs: values as CPython gives them, and every
+// expression and code block of every shipped config in the subset.
+
+#include "mlperf/compliance/pyexpr.h"
+
+#include <gtest/gtest.h>
+
+#include "mlperf/compliance/rules.h"
+#include "../test_support.h"
+
+namespace mlperf::compliance {
+namespace {
+
+using testing::source_dir;
+
+PyValue eval(const std::string& text, Env& env) { return Expr::parse(text).eval(env); }
+
+std::string eval_repr(const std::string& text) {
+  Env env;
+  env.s = make_dict();
+  env.v = from_json(nlohmann::json::parse(R"({"value": 0.9, "metadata": {"samples_count": 32, "epoch_num": 1}})"));
+  env.timestamp = 1000.0;
+  return repr(eval(text, env));
+}
+
+std::string error_type(const std::string& text) {
+  Env env;
+  env.s = make_dict();
+  env.v = from_json(nlohmann::json::parse(R"({"value": "sgd", "metadata": {}})"));
+  try {
+    eval(text, env);
+  } catch (const PyError& e) {
+    return e.type;
+  }
+  return "no error";
+}
+
+TEST(PyExpr, NumbersCompareAndComputeAsInPython) {
+  EXPECT_EQ(eval_repr("v['value'] == 0.9"), "True");
+  EXPECT_EQ(eval_repr("1 == 1.0"), "True");
+  EXPECT_EQ(eval_repr("True == 1"), "True");
+  EXPECT_EQ(eval_repr("1_200_000 - 800"), "1199200");
+  EXPECT_EQ(eval_repr("7 / 2"), "3.5");
+  EXPECT_EQ(eval_repr("-7 // 2"), "-4");
+  EXPECT_EQ(eval_repr("-7 % 3"), "2");
+  EXPECT_EQ(eval_repr("2 ** 10"), "1024");
+  EXPECT_EQ(eval_repr("(256 / 64) ** 0.5"), "2.0");
+  EXPECT_EQ(eval_repr("1e-05"), "1e-05");
+  EXPECT_EQ(eval_repr("30*60*1e3"), "1800000.0");
+  EXPECT_EQ(eval_repr("0.0 <= v['value'] <= 1.0"), "True");  // chained
+  EXPECT_EQ(eval_repr("0.0 <= v['value'] <= 0.5"), "False");
+  EXPECT_EQ(eval_repr("math.ceil(1_200_000 * 1152 / 1536) - 7"), "899993");
+  EXPECT_EQ(eval_repr("math.floor(42 + 24576 / 1024)"), "66");
+  EXPECT_EQ(eval_repr("is_integer(math.log2(0.0008 / 0.0001))"), "True");
+  EXPECT_EQ(eval_repr("is_integer(2.5)"), "False");
+  EXPECT_EQ(eval_repr("abs(-3)"), "3");
+  EXPECT_EQ(eval_repr("min(9e99, ll.timestamp)"), "1000.0");
+  EXPECT_EQ(eval_repr("int('42')"), "42");
+}
+
+TEST(PyExpr, BooleanOperatorsMembershipAndConditionals) {
+  EXPECT_EQ(eval_repr("('epoch_num' in v['metadata']) | ('samples_count' in v['metadata'])"), "True");
+  EXPECT_EQ(eval_repr("'first_epoch_num' in v['metadata'] if 'epoch_count' in v['metadata'] else True"), "True");
+  EXPECT_EQ(eval_repr("'x' not in v['metadata']"), "True");
+  EXPECT_EQ(eval_repr("v['value'] in ['closed', 'open']"), "False");
+  EXPECT_EQ(eval_repr("0 or 'a'"), "'a'");  // and/or return an operand
+  EXPECT_EQ(eval_repr("1 and 0"), "0");
+  EXPECT_EQ(eval_repr("not s"), "True");
+  EXPECT_EQ(eval_repr("'training_5.1.0/{}_common.yaml'.format('closed')"), "'training_5.1.0/closed_common.yaml'");
+  EXPECT_EQ(eval_repr("None is None"), "True");
+}
+
+TEST(PyExpr, ErrorsAreThePythonExceptions) {
+  EXPECT_EQ(error_type("v['value'] > 0"), "TypeError");  // str > int
+  EXPECT_EQ(error_type("v['metadata']['samples_count']"), "KeyError");
+  EXPECT_EQ(error_type("s['global_batch_size'] * 2"), "KeyError");
+  EXPECT_EQ(error_type("1 / 0"), "ZeroDivisionError");
+  EXPECT_EQ(error_type("math.log2(0)"), "ValueError");
+  EXPECT_EQ(error_type("undefined_name"), "NameError");
+  EXPECT_EQ(error_type("None * 2"), "TypeError");
+  EXPECT_EQ(error_type("v['value'] == 'sgd'"), "no error");
+  EXPECT_THROW(Expr::parse("v['value'] =="), PySyntaxError);
+  EXPECT_THROW(Expr::parse("lambda x: x"), PySyntaxError);
+  EXPECT_THROW(Code::parse("import os"), PySyntaxError);
+}
+
+TEST(PyExpr, StatementsUpdateTheSharedState) {
+  Env env;
+  env.s = make_dict();
+  env.v = from_json(nlohmann::json::parse(R"({"value": 64, "metadata": {"samples_count": 128}})"));
+  std::vector<std::string> enqueued;
+  env.enqueue_config = [&](const std::string& name) { enqueued.push_back(name); };
+  Code::parse(R"(s.update({
+    'next_validation_samples': None,
+    'target_accuracy': 0.69,
+}))")
+      .exec(env);
+  Code::parse("s['global_batch_size'] = v['value']\ns['next_validation_samples'] = 128").exec(env);
+  Code::parse("if v['metadata']['samples_count'] == s['next_validation_samples']:\n"
+              "    s['next_validation_samples'] += s['global_batch_size']")
+      .exec(env);
+  Code::parse(" enqueue_config('training_5.1.0/{}_common.yaml'.format('open')); s['compile_time_mins'] = 240 if "
+              "'open' == 'open' else 30 ")
+      .exec(env);
+  EXPECT_EQ(repr(env.s),
+            "{'next_validation_samples': 192, 'target_accuracy': 0.69, 'global_batch_size': 64, "
+            "'compile_time_mins': 240}");  // insertion order, as Python's dict
+  EXPECT_EQ(enqueued, std::vector<std::string>{"training_5.1.0/open_common.yaml"});
+  // A statement that raises leaves the earlier ones' effects, as in Python.
+  EXPECT_THROW(Code::parse("s['a'] = 1; s['b'] = s['missing']").exec(env), PyError);
+  EXPECT_EQ(repr(eval("s['a']", env)), "1");
+}
+
+TEST(PyExpr, ValuesFromJsonKeepIntAndFloatApart) {
+  auto v = from_json(nlohmann::json::parse(R"({"a": 1, "b": 1.0, "c": [true, null, "x"], "d": 1e-05})"));
+  EXPECT_EQ(repr(v), "{'a': 1, 'b': 1.0, 'c': [True, None, 'x'], 'd': 1e-05}");
+  EXPECT_EQ(repr(PyValue(1760022417250.0)), "1760022417250.0");
+  EXPECT_EQ(repr(PyValue(std::string("it's"))), "\"it's\"");
+}
+
+// Every CHECK, FIRST_CHECK, ATLEAST_ONE_CHECK, PRE, POST and BEGIN of every shipped config is
+// in the subset: RuleLibrary::load parses them all and throws otherwise.
+TEST(PyExpr, EveryShippedConfigParses) {
+  RuleLibrary library = RuleLibrary::load(source_dir() / "configs/compliance");
+  std::size_t keys = 0, checks = 0, code = 0;
+  for (const auto& [name, config] : library.configs()) {
+    keys += config.keys.size();
+    code += config.begin ? 1 : 0;
+    for (const auto& k : config.keys) {
+      checks += k.checks.size() + k.first_checks.size() + (k.atleast_one_check ? 1 : 0);
+      code += (k.pre ? 1 : 0) + (k.post ? 1 : 0);
+    }
+  }
+  for (const char* r : {"4.0.0", "4.1.0", "5.0.0", "5.1.0", "6.0.0", "6.1.0"}) {
+    EXPECT_TRUE(library.has_ruleset(testing::rs(r))) << r;
+  }
+  EXPECT_EQ(library.configs().size(), 110u);  // counted with Python yaml, as the checker loads them
+  EXPECT_EQ(keys, 878u);
+  EXPECT_GT(checks, 600u);
+  EXPECT_GT(code, 90u);
+  EXPECT_TRUE(library.config("training_4.1.0/closed_stable_diffusion.yaml")->aggregates_eval_accuracy);
+  EXPECT_EQ(library.config("training_5.1.0/closed_llama31_8b.yaml")->division, "closed");
+}
+
+}  // namespace
+}  // namespace mlperf::compliance

@@ -1,0 +1,293 @@
+// The rule engine, one family of the official checker's behaviour per test (mlp_compliance.py
+// configured_checks / check_loglines, mlp_parser): small configs written here, lines fed
+// through LogReader as read_run feeds it.
+
+#include "mlperf/compliance/rules.h"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "../test_support.h"
+
+namespace mlperf::compliance {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::rs;
+using testing::TempDir;
+using testing::write_file;
+
+// A rules root with training_9.9.9/<name>.yaml for each (name, text).
+class RulesTest : public ::testing::Test {
+ protected:
+  void config(const std::string& name, const std::string& text) {
+    fs::create_directories(tmp.path() / "training_9.9.9");
+    write_file(tmp.path() / "training_9.9.9" / (name + ".yaml"), text);
+  }
+
+  // Feeds `payloads` (JSON after ":::MLLOG ") as lines 1, 2, … and judges under 9.9.9.
+  LogVerdict judge(const std::vector<std::string>& payloads) {
+    library = RuleLibrary::load(tmp.path());
+    LogReader reader(library, rs("9.9.9"));
+    std::uint64_t line = 0;
+    for (const auto& p : payloads) {
+      ++line;
+      auto doc = nlohmann::json::parse(p, nullptr, false);
+      if (doc.is_discarded()) {
+        reader.add_parse_error(line, "bad JSON");
+        continue;
+      }
+      reader.add_event(doc["key"].get<std::string>(), doc["time_ms"].get<double>(), line, p);
+    }
+    return reader.finish();
+  }
+
+  static std::string ev(const std::string& key, const std::string& value, const std::string& metadata = "{}",
+                        long long time_ms = 1000) {
+    return fmt::format(R"({{"time_ms": {}, "key": "{}", "value": {}, "metadata": {}}})", time_ms, key, value, metadata);
+  }
+
+  static std::vector<std::string> messages(const LogVerdict& v) {
+    std::vector<std::string> out;
+    for (const auto& f : v.findings) out.push_back(fmt::format("{}{}:{}", f.error ? "E" : "W", f.line, f.message));
+    return out;
+  }
+
+  TempDir tmp;
+  RuleLibrary library;
+};
+
+TEST_F(RulesTest, ExactlyOneAtLeastOneAtLeastNAndOptional) {
+  config("common", R"(
+- KEY:
+    NAME: one
+    REQ: EXACTLY_ONE
+- KEY:
+    NAME: some
+    REQ: AT_LEAST_ONE
+- KEY:
+    NAME: two
+    REQ: AT_LEAST(2)
+- KEY:
+    NAME: maybe
+    REQ: OPTIONAL
+)");
+  auto v = judge({ev("one", "1"), ev("one", "1.0"), ev("two", "0")});
+  EXPECT_FALSE(v.compliant);
+  EXPECT_EQ(messages(v),
+            (std::vector<std::string>{
+                "E0:some must be logged at least once (training_9.9.9/common.yaml); found none",
+                "E0:two must be logged at least 2 times (training_9.9.9/common.yaml); found 1",
+                // 1 == 1.0 in Python: a repeat with the same value only warns.
+                "W2:one must be logged exactly once (training_9.9.9/common.yaml); found 2 times with the same value 1 "
+                "(a warning)",
+            }));
+  v = judge({ev("one", "1"), ev("one", "2"), ev("some", "0"), ev("two", "0"), ev("two", "0")});
+  EXPECT_EQ(messages(v), std::vector<std::string>{"E2:one must be logged exactly once (training_9.9.9/common.yaml); "
+                                                  "found 2 times with different values: 1, 2"});
+  v = judge({ev("one", "1"), ev("some", "0"), ev("two", "0"), ev("two", "0")});
+  EXPECT_TRUE(v.compliant);
+  EXPECT_TRUE(v.findings.empty());
+}
+
+TEST_F(RulesTest, AtLeastOneOrIsOneFindingPerGroupOfAlternatives) {
+  config("common", R"(
+- KEY:
+    NAME: block_start
+    REQ: AT_LEAST_ONE_OR(epoch_start)
+- KEY:
+    NAME: epoch_start
+    REQ: AT_LEAST_ONE_OR(block_start)
+)");
+  auto v = judge({ev("other", "0")});
+  EXPECT_EQ(messages(v), std::vector<std::string>{"E0:block_start or epoch_start must be logged at least once "
+                                                  "(training_9.9.9/common.yaml); found none"});
+  EXPECT_TRUE(judge({ev("epoch_start", "0")}).compliant);
+}
+
+TEST_F(RulesTest, ChecksRunOnEveryLineButSubmissionKeysOnlyOnTheFirst) {
+  config("common", R"(
+- KEY:
+    NAME: submission_org
+    CHECK: " v['value'] != '' "
+- KEY:
+    NAME: opt_name
+    CHECK: " v['value'] == 'adamw' "
+- KEY:
+    NAME: samples
+    CHECK:
+        - "'samples_count' in v['metadata']"
+        - "v['metadata']['samples_count'] > 0"
+)");
+  auto v = judge({ev("submission_org", "\"AMD\""), ev("submission_org", "\"\""), ev("opt_name", "\"adamw\""),
+                  ev("opt_name", "\"sgd\""), ev("samples", "1", R"({"samples_count": 0})"), ev("samples", "1")});
+  EXPECT_EQ(messages(v),
+            (std::vector<std::string>{
+                "E4:opt_name must be 'adamw' (training_9.9.9/common.yaml); found 'sgd'",
+                "E5:samples must satisfy `v['metadata']['samples_count'] > 0` (training_9.9.9/common.yaml); found "
+                "v['metadata']['samples_count'] = 0",
+                "E6:samples must satisfy `'samples_count' in v['metadata']` (training_9.9.9/common.yaml); found "
+                "v['metadata'] = {}",
+                "E6:samples: the check `v['metadata']['samples_count'] > 0` cannot be evaluated (KeyError: "
+                "'samples_count') (training_9.9.9/common.yaml)",
+            }));
+}
+
+TEST_F(RulesTest, FirstCheckOnlyOnTheFirstLineAtLeastOneCheckOnAnyLine) {
+  config("common", R"(
+- KEY:
+    NAME: eval_accuracy
+    FIRST_CHECK: "v['metadata']['samples_count'] == 100"
+    ATLEAST_ONE_CHECK: "v['value'] >= 0.72 and v['value'] < 1.0"
+)");
+  auto v = judge({ev("eval_accuracy", "0.5", R"({"samples_count": 100})"),
+                  ev("eval_accuracy", "0.6", R"({"samples_count": 7})")});
+  EXPECT_EQ(messages(v), std::vector<std::string>{"E2:some eval_accuracy must satisfy `v['value'] >= 0.72 and "
+                                                  "v['value'] < 1.0` (training_9.9.9/common.yaml); none of the 2 did"});
+  v = judge({ev("eval_accuracy", "0.5", R"({"samples_count": 99})"), ev("eval_accuracy", "0.75", R"({})")});
+  EXPECT_EQ(messages(v), std::vector<std::string>{"E1:eval_accuracy must satisfy `v['metadata']['samples_count'] == "
+                                                  "100` (training_9.9.9/common.yaml); found "
+                                                  "v['metadata']['samples_count'] = 99"});
+  // An ATLEAST_ONE_CHECK that raises stops the official checker: the log is rejected.
+  v = judge({ev("eval_accuracy", "\"high\"", R"({"samples_count": 100})")});
+  EXPECT_FALSE(v.compliant);
+  ASSERT_EQ(v.findings.size(), 1u) << ::testing::PrintToString(messages(v));
+  EXPECT_NE(v.findings[0].message.find("the official checker stops here"), std::string::npos);
+}
+
+TEST_F(RulesTest, BeginPrePostStateAndTheConfigChain) {
+  config("common", R"(
+- BEGIN:
+    CODE: " s.update({'started': False}) "
+- KEY:
+    NAME: submission_division
+    POST: " enqueue_config('training_9.9.9/{}_common.yaml'.format(v['value'])); s['limit'] = 240 if v['value'] == 'open' else 30 "
+- KEY:
+    NAME: start
+    POST: " s['started'] = True; s['first'] = min(s.get('first', 9e99), ll.timestamp) "
+- KEY:
+    NAME: stop
+    CHECK:
+        - "s['started']"
+        - "ll.timestamp - s['first'] < s['limit']"
+)");
+  config("closed_common", R"(
+- KEY:
+    NAME: submission_benchmark
+    POST: " enqueue_config('training_9.9.9/closed_{}.yaml'.format(v['value'])) "
+)");
+  config("closed_toy", R"(
+- KEY:
+    NAME: warmup
+    POST: " s['warmup'] = v['value'] "
+- KEY:
+    NAME: decay
+    PRE: " s['total'] = 1_000 "
+    CHECK: " v['value'] == s['total'] - s['warmup'] "
+)");
+  auto v = judge({ev("submission_division", "\"closed\""), ev("submission_benchmark", "\"toy\""),
+                  ev("start", "null", "{}", 100), ev("stop", "null", "{}", 140), ev("warmup", "100"), ev("decay", "800")});
+  EXPECT_EQ(v.configs, (std::vector<std::string>{"training_9.9.9/common.yaml", "training_9.9.9/closed_common.yaml",
+                                                 "training_9.9.9/closed_toy.yaml"}));
+  EXPECT_EQ(messages(v),
+            (std::vector<std::string>{
+                "E4:stop must satisfy `ll.timestamp - s['first'] < s['limit']` (training_9.9.9/common.yaml); found "
+                "ll.timestamp = 140.0, s['first'] = 100.0, s['limit'] = 30",
+                "E6:decay must be s['total'] - s['warmup'] = 900 in the closed division "
+                "(training_9.9.9/closed_toy.yaml); found 800",
+            }));
+  // A stop before any start: the state the BEGIN code set.
+  v = judge({ev("stop", "null")});
+  EXPECT_EQ(v.findings.at(0).message,
+            "stop must satisfy `s['started']` (training_9.9.9/common.yaml); found s['started'] = False");
+  // A division without a config: the official checker cannot open it and stops.
+  v = judge({ev("submission_division", "\"secret\"")});
+  EXPECT_FALSE(v.compliant);
+  EXPECT_EQ(v.findings.back().message,
+            "the config training_9.9.9/secret_common.yaml does not exist; the official checker stops here and "
+            "rejects the log");
+}
+
+TEST_F(RulesTest, ALaterConfigWithARuleForTheKeyWithdrawsEarlierFindings) {
+  config("common", R"(
+- KEY:
+    NAME: submission_division
+    POST: " enqueue_config('training_9.9.9/{}_common.yaml'.format(v['value'])) "
+- KEY:
+    NAME: eval_samples
+    REQ: EXACTLY_ONE
+    CHECK: " v['value'] > 10 "
+- KEY:
+    NAME: train_samples
+    CHECK: " v['value'] > 10 "
+)");
+  config("closed_common", R"(
+- KEY:
+    NAME: eval_samples
+    REQ: EXACTLY_ONE
+    CHECK: " v['value'] == 5 "
+)");
+  auto v = judge({ev("submission_division", "\"closed\""), ev("eval_samples", "5"), ev("train_samples", "5")});
+  // common.yaml's eval_samples finding is gone; its train_samples finding stays.
+  EXPECT_EQ(messages(v), std::vector<std::string>{"E3:train_samples must be > 10 (training_9.9.9/common.yaml); found 5"});
+}
+
+TEST_F(RulesTest, LineReadingParseErrorsRepeatsAndMissingFields) {
+  config("common", R"(
+- KEY:
+    NAME: run_start
+    REQ: EXACTLY_ONE
+)");
+  // An exact repeat warns only (mlp_parser never de-duplicates; EXACTLY_ONE with equal values).
+  auto v = judge({ev("run_start", "null"), ev("run_start", "null")});
+  EXPECT_TRUE(v.compliant);
+  ASSERT_EQ(v.findings.size(), 1u);
+  EXPECT_FALSE(v.findings[0].error);
+  // A line that does not parse rejects the log ("Log lines had parsing errors").
+  v = judge({ev("run_start", "null"), "{\"time_ms\": 1, \"key\": "});
+  EXPECT_FALSE(v.compliant);
+  EXPECT_EQ(messages(v), std::vector<std::string>{"E2:MLLOG line does not parse: bad JSON"});
+  // Without "value" or "metadata" the official parser stops (KeyError).
+  v = judge({R"({"time_ms": 1, "key": "run_start", "value": null})"});
+  EXPECT_FALSE(v.compliant);
+  EXPECT_EQ(messages(v), std::vector<std::string>{"E1:MLLOG line without metadata; the official parser stops here "
+                                                  "and rejects the log"});
+  // No MLLOG lines at all.
+  v = judge({});
+  EXPECT_FALSE(v.compliant);
+  EXPECT_EQ(v.findings.at(0).rule, "mlp_parser");
+}
+
+TEST_F(RulesTest, StableDiffusionEvalLinesAggregatePerSamplesCount) {
+  config("common", R"yaml(
+- BEGIN:
+    CODE: |
+        agg_eval_lines = {}
+        for line in loglines:
+            if line.key == "eval_accuracy" and 'metric' in line.value['metadata']:
+                new_line.key = "aggregated_eval_accuracy"
+        loglines.extend(agg_eval_lines.values())
+- KEY:
+    NAME: aggregated_eval_accuracy
+    REQ: AT_LEAST(2)
+    CHECK:
+        - "'FID' in v['value']"
+        - "'CLIP' in v['value']"
+    ATLEAST_ONE_CHECK: "(0.0 <= v['value']['FID'] <= 90.0) and (0.10 <= v['value']['CLIP'] <= 1.0)"
+)yaml");
+  auto v = judge({ev("eval_accuracy", "95.0", R"({"metric": "FID", "samples_count": 1000})"),
+                  ev("eval_accuracy", "0.11", R"({"metric": "CLIP", "samples_count": 1000})"),
+                  ev("eval_accuracy", "80.0", R"({"metric": "FID", "samples_count": 2000})"),
+                  ev("eval_accuracy", "0.2", R"({"metric": "CLIP", "samples_count": 2000})")});
+  EXPECT_TRUE(v.compliant) << ::testing::PrintToString(messages(v));
+  v = judge({ev("eval_accuracy", "95.0", R"({"metric": "FID", "samples_count": 1000})"),
+             ev("eval_accuracy", "80.0", R"({"metric": "FID", "samples_count": 2000})")});
+  EXPECT_FALSE(v.compliant);
+  EXPECT_EQ(v.findings.at(0).message,
+            "aggregated_eval_accuracy must satisfy `'CLIP' in v['value']` (training_9.9.9/common.yaml); found "
+            "v['value'] = {'samples_count': 1000, 'FID': 95.0}");
+}
+
+}  // namespace
+}  // namespace mlperf::compliance
