@@ -6,7 +6,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <algorithm>
 #include <limits>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -959,6 +961,16 @@ PyValue format_string(const std::string& fmt_text, const std::vector<PyValue>& a
 
 PyValue call(const Node& node, Env& env) {
   const Node& fn = *node.kids[0];
+  // isinstance(x, T) with T one of the builtin type names (the 3.0.0 rnnt configs): the type
+  // is named, not evaluated. bool is an int, as in Python.
+  if (fn.kind == Node::kName && fn.name == "isinstance" && node.kids.size() == 3 && node.kids[2]->kind == Node::kName) {
+    const std::string& type = node.kids[2]->name;
+    static const std::set<std::string, std::less<>> kTypes = {"NoneType", "bool", "int", "float", "str", "list", "dict"};
+    if (!kTypes.count(type)) throw PyError("NameError", fmt::format("name '{}' is not defined", type));
+    PyValue x = eval_node(*node.kids[1], env);
+    std::string_view actual = x.type_name();
+    return PyValue(actual == type || (type == "int" && actual == "bool"));
+  }
   std::vector<PyValue> args;
   for (std::size_t i = 1; i < node.kids.size(); ++i) args.push_back(eval_node(*node.kids[i], env));
   auto need = [&](std::size_t n, const std::string& name) {
@@ -1062,6 +1074,14 @@ PyValue call(const Node& node, Env& env) {
       throw PyError("ValueError", "could not convert string to float: " + repr(args[0]));
     }
     type_error(fmt::format("float() argument must be a string or a real number, not '{}'", args[0].type_name()));
+  }
+  if (name == "sorted") {  // sorted(list): a new list in ascending order (stable, as Python's)
+    need(1, name);
+    const PyList* l = args[0].list();
+    if (!l) type_error(fmt::format("sorted() of a '{}' is not supported", args[0].type_name()));
+    auto out = std::make_shared<PyList>(*l);
+    std::stable_sort(out->begin(), out->end(), [](const PyValue& a, const PyValue& b) { return compare("<", a, b); });
+    return PyValue(out);
   }
   if (name == "len") {
     need(1, name);

@@ -108,7 +108,7 @@ ConfigFile parse_config(std::string_view yaml_text, const std::string& name) {
   if (!doc.IsSequence()) throw std::runtime_error(fmt::format("{}: not a list of records", name));
   for (const auto& record : doc) {
     if (!record.IsMap() || record.size() != 1) {
-      throw std::runtime_error(fmt::format("{} (line {}): a record must be one of KEY, BEGIN", name, record.Mark().line + 1));
+      throw std::runtime_error(fmt::format("{} (line {}): a record must be one of KEY, BEGIN, END", name, record.Mark().line + 1));
     }
     std::string kind = record.begin()->first.as<std::string>();
     const YAML::Node& body = record.begin()->second;
@@ -144,6 +144,13 @@ ConfigFile parse_config(std::string_view yaml_text, const std::string& name) {
       }
       config.keys.push_back(std::move(rule));
       config.build_index();
+    } else if (kind == "END") {
+      for (const auto& field : body) {
+        std::string f = field.first.as<std::string>();
+        if (f == "PRE") config.end_pre = code(field.second, where + " PRE");
+        else if (f == "CHECK") config.end_checks = expressions(field.second, where + " CHECK");
+        else throw std::runtime_error(fmt::format("{}: unknown field {}", where, f));
+      }
     } else {
       throw std::runtime_error(fmt::format("{} (line {}): unsupported record {}", name, record.Mark().line + 1, kind));
     }
@@ -613,6 +620,30 @@ void Judge::apply(const ConfigFile& config) {
       case Requirement::kNone:
       case Requirement::kOptional:
         break;
+    }
+  }
+
+  // The END record, on the state the lines left (no line is current: v is the last line's).
+  if (config.end_pre) {
+    try {
+      config.end_pre->exec(env);
+    } catch (const PyError& e) {
+      stop(0, config.name + ": END", fmt::format("the END code fails ({}) ({})", e.what(), config.name));
+      return;
+    }
+  }
+  for (const Expr& check : config.end_checks) {
+    bool ok = false;
+    std::string why;
+    try {
+      ok = truthy(check.eval(env));
+    } catch (const PyError& e) {
+      why = fmt::format(" (it cannot be evaluated: {})", e.what());
+    }
+    if (!ok) {
+      put(true, 0, config.name + ": END",
+          fmt::format("at the end of the log `{}` must hold ({}); it does not{}", shorten(check.text()), config.name, why),
+          "");
     }
   }
 }

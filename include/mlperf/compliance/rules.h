@@ -67,6 +67,12 @@ struct ConfigFile {
   /// (loglines, aggregated_eval_accuracy); evaluated natively.
   bool aggregates_eval_accuracy = false;
   std::vector<KeyRule> keys;  ///< in file order; a repeated NAME replaces the earlier record
+  /// END record (rulesets 1.0.0–2.1.0): PRE code run once after every line and the occurrence
+  /// requirements, then its CHECK expressions on the final state (mlp_compliance.py
+  /// configured_checks, run_check_end). A failing END check cannot be withdrawn by a later
+  /// config (it names no key).
+  std::optional<Code> end_pre;
+  std::vector<Expr> end_checks;
   /// "closed", "open" or "" (common.yaml): the division the file's rules bind.
   std::string division;
 
