@@ -154,9 +154,11 @@ void evaluate(const RcpRecord& record, const RcpSubmission& sub, RcpVerdict& v) 
   v.submission_mean = *sub_mean;
 
   v.passed = *sub_mean >= min_mean;
-  v.normalization_factor = 1.0;
+  // max(1, RCP mean / submission mean), reported whether or not the check passes, as the
+  // official checker returns it (rcp_checker.py _find_norm_factor); the score uses it only
+  // when the check passes (§5).
+  v.normalization_factor = *sub_mean < record.mean ? record.mean / *sub_mean : 1.0;
   if (v.passed && *sub_mean < record.mean) {
-    v.normalization_factor = record.mean / *sub_mean;
     v.message = "submission mean " + rounded(*sub_mean) + " is faster than the RCP mean " +
                 rounded(record.mean) + " but within the max speedup " + rounded(max_speedup) +
                 "; normalization factor " + exact(v.normalization_factor);

@@ -267,8 +267,10 @@ void RunBuilder::add_event(const E& e) {
   } else if (k == "run_start") {
     ++run_.run_start_count;
     mark_first(run_.run_start, e);
+    if (!(run_.summarizer_run_start && run_.summarizer_run_stop)) run_.summarizer_run_start = EventMark{e.time_ms, e.line};
   } else if (k == "run_stop") {
     ++run_.run_stop_count;
+    if (!(run_.summarizer_run_start && run_.summarizer_run_stop)) run_.summarizer_run_stop = EventMark{e.time_ms, e.line};
     if (!run_.run_stop) {
       run_.run_stop = EventMark{e.time_ms, e.line};
       run_.status = metadata_text(e, "status");
@@ -314,8 +316,8 @@ Run RunBuilder::finish() {
   Run& r = run_;
   if (throughput_pending_) r.last_throughput = json_number(throughput_text_);
   auto& drop = r.drop_reasons;
-  if (r.run_start && r.run_stop) {
-    r.minutes = (r.run_stop->time_ms - r.run_start->time_ms) / kMillisecondsPerMinute;
+  if (r.summarizer_run_start && r.summarizer_run_stop) {
+    r.minutes = (r.summarizer_run_stop->time_ms - r.summarizer_run_start->time_ms) / kMillisecondsPerMinute;
   }
   if (r.parse_error_count > 0) {
     drop.push_back(fmt::format("{} MLLOG line(s) failed to parse (first at line {})",
@@ -469,8 +471,35 @@ Run read_run(LineReader& reader, const std::string& name, const std::string& ben
     }
   }
   Run run = builder.finish();
-  if (rules) run.compliance = rules->finish();
+  if (rules) {
+    run.compliance = rules->finish();
+    apply_official_verdict(run);
+  }
   return run;
+}
+
+void apply_official_verdict(Run& run) {
+  if (!run.compliance) return;
+  run.drop_reasons.clear();
+  if (run.parse_error_count > 0) {
+    // Why the checker rejects the log, in the scorer's words (the findings name each line).
+    run.drop_reasons.push_back(fmt::format("{} MLLOG line(s) failed to parse (first at line {})", run.parse_error_count,
+                                           run.parse_errors.front().line));
+  } else if (!run.compliance->compliant) {
+    const compliance::RuleFinding* first = nullptr;
+    std::size_t errors = 0;
+    for (const auto& f : run.compliance->findings) {
+      if (!f.error) continue;
+      if (!first) first = &f;
+      ++errors;
+    }
+    std::string where = first && first->line > 0 ? fmt::format("line {}: ", first->line) : std::string();
+    run.drop_reasons.push_back(fmt::format("not compliant (official rules): {}{}{}", where,
+                                           first ? first->message : std::string("rejected"),
+                                           errors > 1 ? fmt::format(" (+{} more)", errors - 1) : std::string()));
+  }
+  if (!run.summarizer_run_start) run.drop_reasons.push_back("run_start not recorded");
+  if (!run.summarizer_run_stop) run.drop_reasons.push_back("run_stop not recorded");
 }
 
 Run read_run_full_parser(LineReader& reader, const std::string& name, const std::string& benchmark_hint,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <memory>
 #include <set>
 
 #include <fmt/format.h>
@@ -274,7 +275,7 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
     auto doc = read_small_json(scaling, error);
     if (doc && doc->is_object() && doc->contains("scaling_factor") && (*doc)["scaling_factor"].is_number()) {
       out.scaling_json_factor = (*doc)["scaling_factor"].get<double>();
-      double computed = out.rcp.normalization_factor;
+      double computed = out.rcp.passed ? out.rcp.normalization_factor : 1.0;  // what the checker writes
       if (std::fabs(*out.scaling_json_factor - computed) > 1e-9 * std::max(1.0, std::fabs(computed))) {
         out.warnings.push_back(fmt::format("scaling.json says {} but the RCP rules give {}",
                                            *out.scaling_json_factor, computed));
@@ -294,14 +295,54 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
   return out;
 }
 
+// The ruleset `dir` is judged under (as score_directory_with chooses it).
+Ruleset ruleset_of(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options) {
+  return options.ruleset ? *options.ruleset : dir.path_ruleset ? *dir.path_ruleset : data.facts().newest_ruleset();
+}
+
+// The official summarizer reads every log through the compliance checker and drops the logs
+// it rejects (result_summarizer.py _read_result_file): scoring does the same, with the
+// official configs of configs/compliance/ for the rulesets `dirs` are judged under, unless
+// `options` brings its rules (check). Rules that cannot be loaded leave scoring to §2's own
+// conditions; `problem` says why.
+struct SummarizerRules {
+  ScoreOptions options;
+  std::unique_ptr<compliance::RuleLibrary> library;
+  std::string problem;
+};
+
+SummarizerRules with_compliance_rules(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
+                                      const ScoreOptions& options) {
+  SummarizerRules out{options, nullptr, ""};
+  if (options.compliance_rules) return out;
+  std::set<Ruleset> rulesets;
+  for (const auto& d : dirs) {
+    if (!d.loadgen) rulesets.insert(ruleset_of(d, data, options));
+  }
+  if (rulesets.empty()) return out;
+  try {
+    out.library = std::make_unique<compliance::RuleLibrary>(
+        compliance::RuleLibrary::load(data.root() / "configs" / "compliance", rulesets));
+    out.options.compliance_rules = out.library.get();
+  } catch (const std::exception& e) {
+    out.problem = fmt::format("official compliance rules not loaded ({}): runs judged by scoring.md §2 only", e.what());
+  }
+  return out;
+}
+
 }  // namespace
 
 DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options) {
-  return score_directory_with(dir, data, options, nullptr);
+  SummarizerRules rules = with_compliance_rules({dir}, data, options);
+  DirectoryResult result = score_directory_with(dir, data, rules.options, nullptr);
+  if (!rules.problem.empty()) result.warnings.push_back(rules.problem);
+  return result;
 }
 
 std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
-                                               const ScoreOptions& options) {
+                                               const ScoreOptions& given_options) {
+  SummarizerRules rules = with_compliance_rules(dirs, data, given_options);
+  const ScoreOptions& options = rules.options;
   const unsigned threads = default_threads();
   // 1. Every result file of every directory on one pool, the biggest first so that the
   //    threads finish together (a few directories still use every core).
@@ -314,9 +355,7 @@ std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& 
   std::vector<FileJob> jobs;
   for (std::size_t d = 0; d < dirs.size(); ++d) {
     // The ruleset as score_directory chooses it (a mismatch only means reading again there).
-    Ruleset ruleset = options.ruleset       ? *options.ruleset
-                      : dirs[d].path_ruleset ? *dirs[d].path_ruleset
-                                             : data.facts().newest_ruleset();
+    Ruleset ruleset = ruleset_of(dirs[d], data, options);
     ahead[d].options = RunOptions{ruleset, options.bert_train_samples, options.compliance_rules};
     ahead[d].runs.resize(dirs[d].result_files.size());
     ahead[d].errors.resize(dirs[d].result_files.size());
@@ -341,6 +380,7 @@ std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& 
   std::vector<DirectoryResult> results(dirs.size());
   parallel_for(dirs.size(), threads, [&](std::size_t d) {
     results[d] = score_directory_with(dirs[d], data, options, &ahead[d]);
+    if (!rules.problem.empty() && !dirs[d].loadgen) results[d].warnings.push_back(rules.problem);
     ahead[d] = ReadAhead{};
   });
   return results;

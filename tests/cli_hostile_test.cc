@@ -160,8 +160,7 @@ TEST_F(CliHostile, LogCutInTheMiddleOfAJsonObject) {
                         "invalid string: missing closing quote; last read: '\"samples'; expected string literal\n",
                         file.string(), cut.size() + 1));
   EXPECT_TRUE(r["runs"][0]["minutes"].is_null());
-  EXPECT_EQ(r["runs"][0]["role"],
-            "dropped: 1 MLLOG line(s) failed to parse (first at line 128); expected exactly one run_stop, found 0");
+  EXPECT_EQ(r["runs"][0]["role"], "dropped: 1 MLLOG line(s) failed to parse (first at line 128); run_stop not recorded");
   EXPECT_EQ(counted_files(r), result_names(1, 9));
   expect_scored(r, 1);
   Outcome parse = run("parse --keys train_samples " + q(file));  // the line after the cut
@@ -314,17 +313,19 @@ TEST_F(CliHostile, TimeMsNegativeNanStringAnd1e300) {
     std::string role;
   };
   const std::vector<Case> cases = {
-      {"run_start", "-5", 41, "", "dropped: run_start at line 41 is before init_stop at line 40"},
+      // The official rules order events by line, not time, and the official summarizer counts
+      // a compliant log whatever its times: a run of 29 million minutes, trimmed as the slowest.
+      {"run_start", "-5", 41, "", "trimmed (slowest)"},
       {"run_start", "NaN", 41,
        "invalid MLLOG JSON at column 39: syntax error while parsing value - invalid literal; last read: '\"time_ms\": "
        "N'",
-       "dropped: 1 MLLOG line(s) failed to parse (first at line 41); expected exactly one run_start, found 0"},
+       "dropped: 1 MLLOG line(s) failed to parse (first at line 41); run_start not recorded"},
       {"run_start", "\"1759966206549\"", 41, "MLLOG time_ms is not a number (string)",
-       "dropped: 1 MLLOG line(s) failed to parse (first at line 41); expected exactly one run_start, found 0"},
+       "dropped: 1 MLLOG line(s) failed to parse (first at line 41); run_start not recorded"},
       {"run_stop", "1e300", 128, "", "trimmed (slowest)"},
       {"run_stop", "1e400", 128,
        "invalid MLLOG JSON: [json.exception.out_of_range.406] number overflow parsing '1e400'",
-       "dropped: 1 MLLOG line(s) failed to parse (first at line 128); expected exactly one run_stop, found 0"},
+       "dropped: 1 MLLOG line(s) failed to parse (first at line 128); run_stop not recorded"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.key + " time_ms " + c.raw);
@@ -352,18 +353,22 @@ TEST_F(CliHostile, DuplicateRunStartAndRunStopBeforeRunStart) {
     std::string start_time = log.lines[start].substr(log.lines[start].find("\"time_ms\": ") + 11, 13);
     log.lines[stop] = with_value(log.lines[stop], "time_ms", std::to_string(std::stoll(start_time) - 60000));
   });
+  // The official rules accept both logs (a repeated run_start with the same value only warns;
+  // events are ordered by line) and the official summarizer counts both: the first with the
+  // run_start it meets last before run_stop, the second with a time to train of -1 minute,
+  // trimmed as the fastest.
   Outcome o;
   nlohmann::json r = score_json(dir, o);
-  EXPECT_EQ(o.status, 1);  // two dropped runs: no valid score
+  EXPECT_EQ(o.status, 0);
   EXPECT_EQ(o.err, "");
-  EXPECT_EQ(r["runs"][0]["role"], "dropped: expected exactly one run_start, found 2");
-  EXPECT_EQ(r["runs"][1]["role"], "dropped: run_stop at line 134 is before run_start at line 41");
+  EXPECT_EQ(r["runs"][0]["role"], "counted");
+  EXPECT_EQ(r["runs"][0]["minutes"], clean_["runs"][0]["minutes"]);  // both run_start lines have one time
+  EXPECT_EQ(r["runs"][1]["role"], "trimmed (fastest)");
   EXPECT_EQ(r["runs"][1]["minutes"], -1.0);
-  EXPECT_TRUE(r["score_minutes"].is_null());
-  EXPECT_EQ(r["warnings"][0], "2 runs dropped, at most 1 allowed: no valid score");
+  expect_scored(r, 0);
 
   Outcome check = run("check --format github " + q(dir));
-  EXPECT_EQ(check.status, 1);
+  EXPECT_EQ(check.status, 0);
   EXPECT_NE(
       check.out.find("::warning file=" + (dir / "result_0.txt").string() +
                      ",line=42,title=compliance::run_start must be logged exactly once (training_5.1.0/common.yaml); "
@@ -403,8 +408,8 @@ TEST_F(CliHostile, EmptyFile) {
   EXPECT_EQ(o.status, 0);
   EXPECT_EQ(o.err, "");
   EXPECT_EQ(r["runs"][0]["role"],
-            "dropped: expected exactly one run_start, found 0; expected exactly one run_stop, found 0; no init_start; "
-            "no init_stop; quality target never reached");
+            "dropped: not compliant (official rules): no MLLOG lines that parse (the official checker rejects the "
+            "log) (+15 more); run_start not recorded; run_stop not recorded");
   EXPECT_EQ(counted_files(r), result_names(1, 9));
   expect_scored(r, 1);
   Outcome parse = run("parse " + q(dir / "result_0.txt"));
@@ -526,11 +531,12 @@ TEST_F(CliHostile, SymlinkLoopInATree) {
 }
 
 TEST_F(CliHostile, TenThousandResultFilesInOneDirectory) {
-  // result_N is a hard link to a copy of the example's result_(N mod 10), cut to the lines
-  // scoring reads.
+  // result_N is a hard link to a whole copy of the example's result_(N mod 10): the command
+  // judges every log by the official compliance rules, which want the whole log (10 inodes,
+  // so the 10,000 reads come from the page cache).
   fs::path copies = tmp_.path() / "copies";
   fs::create_directories(copies);
-  for (int i = 0; i < 10; ++i) write_file(copies / std::to_string(i), scored_lines_only(example_file(i)));
+  for (int i = 0; i < 10; ++i) write_file(copies / std::to_string(i), read_file(example_file(i)));
   fs::path dir = root_ / kBench;
   fs::create_directories(dir);
   for (int n = 0; n < 10000; ++n)

@@ -121,11 +121,11 @@ class DamagedCopy : public ScoreTest {
     }
     testing::write_file(dir_ / file, out);
   }
-  DirectoryResult score() {
+  DirectoryResult score(const ScoreOptions& options = {}) {
     std::vector<DiscoveryError> errors;
     auto dirs = find_benchmark_dirs(dir_, errors);
     EXPECT_EQ(dirs.size(), 1u);
-    return score_directory(dirs.at(0), data, ScoreOptions{});
+    return score_directory(dirs.at(0), data, options);
   }
   TempDir tmp_;
   std::filesystem::path dir_;
@@ -208,7 +208,15 @@ TEST_F(DamagedCopy, OpenDivisionDoesNotNeedTheRcpCheck) {
     }
     testing::write_file(f.path(), text);
   }
-  DirectoryResult r = score();
+  // The official open-division llama31_8b rules reject these logs (they want an eval_accuracy
+  // below 1.0 with epoch_num): with them every run is dropped and there is no score.
+  EXPECT_FALSE(score().score_minutes.has_value());
+  // Judged without compliance rules (scoring.md §2 only), the RCP verdict does not bind the
+  // open division.
+  compliance::RuleLibrary no_rules;
+  ScoreOptions options;
+  options.compliance_rules = &no_rules;
+  DirectoryResult r = score(options);
   EXPECT_EQ(r.division, "open");
   EXPECT_EQ(r.rcp.rcp_case, RcpCase::kMissing);  // only smaller batch sizes have records
   EXPECT_FALSE(r.rcp.passed);

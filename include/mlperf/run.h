@@ -49,6 +49,11 @@ struct Run {
 
   std::optional<EventMark> run_start;   ///< first run_start
   std::optional<EventMark> run_stop;    ///< first run_stop
+  /// The run_start and run_stop the official summarizer takes (result_summarizer.py
+  /// _query_run_start_stop): each the latest seen until both have been seen. Equal to
+  /// run_start and run_stop in any log that logs each once, run_start first.
+  std::optional<EventMark> summarizer_run_start;
+  std::optional<EventMark> summarizer_run_stop;
   std::optional<EventMark> init_start;  ///< earliest init_start (by time_ms)
   std::optional<EventMark> init_stop;   ///< first init_stop
   int run_start_count = 0;
@@ -58,7 +63,8 @@ struct Run {
   std::optional<EventMark> late_init_start;  ///< an init_start logged after init_stop/run_start
   std::optional<std::string> status;         ///< run_stop metadata.status, when present
 
-  /// Time to train in minutes: (run_stop − run_start) / 60000, when both exist (§2).
+  /// Time to train in minutes: (run_stop − run_start) / 60000 of the summarizer's pair, when
+  /// both exist (§2).
   std::optional<double> minutes;
   bool quality_target_known = false;    ///< the facts name a quality target for this ruleset
   bool quality_target_reached = false;  ///< some eval_accuracy met it (§2, §6)
@@ -81,7 +87,10 @@ struct Run {
   /// The official compliance verdict (RunOptions::compliance_rules set), else nullopt.
   std::optional<compliance::LogVerdict> compliance;
 
-  /// Why the run does not count towards the score (§2); empty when it counts.
+  /// Why the run does not count towards the score; empty when it counts. With the official
+  /// compliance verdict (Run::compliance): the official summarizer's reasons, i.e. the log is
+  /// not compliant or lacks run_start / run_stop (result_summarizer.py _read_result_file,
+  /// _query_run_start_stop); without it, the conditions of §2.
   std::vector<std::string> drop_reasons;
   /// Notes that do not drop the run (e.g. no quality target known for this ruleset).
   std::vector<std::string> notes;
@@ -91,6 +100,12 @@ struct Run {
   /// True when the run counts towards the olympic mean.
   bool counted() const { return drop_reasons.empty() && minutes.has_value(); }
 };
+
+/// Replaces `run`'s drop reasons by the official summarizer's when the run carries the
+/// official compliance verdict: it counts when the compliance checker accepts the log and the
+/// log has run_start and run_stop (result_summarizer.py _compute_strong_score_standalone,
+/// _read_result_file, _query_run_start_stop). Does nothing without a verdict.
+void apply_official_verdict(Run& run);
 
 /// Feeds the events of one file, in log order, into a Run.
 class RunBuilder {

@@ -118,7 +118,9 @@ struct ScoreOptions {
   /// no accelerator and whose logs name no known platform (placeholders, system names); a
   /// directory naming a different platform keeps its own tag and gets a warning.
   std::optional<PlatformTag> probed_platform;
-  /// `check`: judge every log by the official compliance rules while reading it (Run::compliance).
+  /// The official compliance rules every log is judged by while it is read (Run::compliance),
+  /// as the official summarizer does before it counts a run. Null: score_directory and
+  /// score_directories load configs/compliance/ for the rulesets they judge under.
   const compliance::RuleLibrary* compliance_rules = nullptr;
 };
 

@@ -131,11 +131,15 @@ TEST(PyExpr, EveryShippedConfigParses) {
       code += (k.pre ? 1 : 0) + (k.post ? 1 : 0);
     }
   }
-  for (const char* r : {"4.0.0", "4.1.0", "5.0.0", "5.1.0", "6.0.0", "6.1.0"}) {
+  for (const char* r : {"1.0.0", "1.1.0", "2.0.0", "2.1.0", "3.0.0", "3.1.0", "4.0.0", "4.1.0", "5.0.0", "5.1.0", "6.0.0",
+                        "6.1.0"}) {
     EXPECT_TRUE(library.has_ruleset(testing::rs(r))) << r;
   }
-  EXPECT_EQ(library.configs().size(), 110u);  // counted with Python yaml, as the checker loads them
-  EXPECT_EQ(keys, 878u);
+  EXPECT_EQ(library.configs().size(), 240u);  // counted with Python yaml, as the checker loads them
+  EXPECT_EQ(keys, 1793u);
+  std::size_t ends = 0;
+  for (const auto& [name, config] : library.configs()) ends += config.end_pre || !config.end_checks.empty() ? 1 : 0;
+  EXPECT_EQ(ends, 23u);  // the END records of 1.0.0–2.1.0
   EXPECT_GT(checks, 600u);
   EXPECT_GT(code, 90u);
   EXPECT_TRUE(library.config("training_4.1.0/closed_stable_diffusion.yaml")->aggregates_eval_accuracy);
