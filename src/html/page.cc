@@ -130,7 +130,10 @@ std::string script_json(const nlohmann::json& value) {
 
 nlohmann::json compact(double v) {
   if (!std::isfinite(v)) return nullptr;
-  return std::strtod(fmt::format("{:.6g}", v).c_str(), nullptr);
+  double rounded = std::strtod(fmt::format("{:.6g}", v).c_str(), nullptr);
+  // Whole numbers (sample counts) print without ".0".
+  if (std::abs(rounded) < 1e15 && rounded == std::floor(rounded)) return static_cast<long long>(rounded);
+  return rounded;
 }
 
 Page::Page(std::string title) : title_(std::move(title)) {}

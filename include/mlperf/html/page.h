@@ -22,7 +22,7 @@ std::string escape(std::string_view text);
 std::string script_json(const nlohmann::json& value);
 
 /// `v` rounded to 6 significant digits, so the page's data stays compact (a chart needs no
-/// more); non-finite values become null.
+/// more), a whole number as an integer; non-finite values become null.
 nlohmann::json compact(double v);
 
 /// Chart.js 3.9.1 (chart.min.js), read from libjs-chart.js at build time.
