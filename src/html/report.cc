@@ -98,7 +98,12 @@ void training_section(Page& page, const DirectoryResult& r, RcpPass pass) {
   std::optional<double> target;
   for (const Run& run : r.runs) {
     epochs = epochs || run.eval_points_in_epochs;
-    if (run.quality_target && !target) target = run.quality_target->min ? run.quality_target->min : run.quality_target->max;
+    // The bound that is the target: a lower-is-better metric (e.g. llama2_70b_lora's loss,
+    // 0 ≤ x ≤ 0.925) has its target as the upper bound.
+    if (run.quality_target && !target) {
+      const Bounds& b = *run.quality_target;
+      target = b.max && (!b.min || *b.min == 0) ? b.max : b.min;
+    }
     if (run.eval_points.empty()) continue;
     json points = json::array();
     for (const auto& p : run.eval_points) {
