@@ -117,6 +117,26 @@ TEST(Html, EveryCommandWritesHtml) {
   EXPECT_EQ(count(r.out, "<canvas data-c="), 2u);  // one per benchmark
 }
 
+TEST(Html, SummarizeChartsEachBenchmarkAndEachDirectory) {
+  const std::string examples = (source_dir() / "data/examples/training_results_v5.1").string();
+  auto r = run_command(fmt::format("{} summarize --format html {} 2>/dev/null", MLPERF_SCORE_BINARY, examples));
+  EXPECT_EQ(r.status, 0);
+  // llama2_70b_lora and llama31_8b: one score-per-system chart each, then four per directory.
+  EXPECT_EQ(count(r.out, "<canvas data-c="), 2u + 2u * 4u);
+  EXPECT_NE(r.out.find(">10.18</a>"), std::string::npos);  // the results table links each score
+  EXPECT_NE(r.out.find(">99.71</a>"), std::string::npos);
+}
+
+TEST(Html, OutputToADirectoryIsRefused) {
+  auto dir = temp_dir("refused");
+  const std::string examples = (source_dir() / "data/examples/training_results_v5.1").string();
+  auto r = run_command(fmt::format("{} score --format html --output {} {} 2>&1", MLPERF_SCORE_BINARY, dir.string(), examples));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(r.out.starts_with("mlperf-score: " + dir.string() + ": cannot write")) << r.out;
+  EXPECT_EQ(r.out.find("<!DOCTYPE"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 std::string chromium() {
   auto r = run_command("command -v chromium || command -v chromium-browser");
   while (!r.out.empty() && r.out.back() == '\n') r.out.pop_back();
