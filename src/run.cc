@@ -151,6 +151,15 @@ void RunBuilder::on_eval(const E& e) {
     if (metric && value) metric_steps_[*step][*metric] = *value;
     return;
   }
+  if (key_of(e) == "eval_accuracy" && run_.eval_points.size() < Run::kMaxKeptEvalPoints) {
+    auto value = value_number(e);
+    auto x = metadata_number(e, "samples_count");
+    if (!x) {
+      x = metadata_number(e, "epoch_num");
+      if (x && value) run_.eval_points_in_epochs = true;
+    }
+    if (value && x) run_.eval_points.push_back({*x, *value});
+  }
   // The quality target (§2, §6) is judged on eval_accuracy values only.
   if (key_of(e) == "eval_accuracy" && facts && !run_.quality_target_reached) {
     auto value = value_number(e);
@@ -315,6 +324,13 @@ void RunBuilder::add_error(ParseError error) {
 Run RunBuilder::finish() {
   Run& r = run_;
   if (throughput_pending_) r.last_throughput = json_number(throughput_text_);
+  if (const BenchmarkFacts* facts = facts_now()) {
+    const QualityTarget* target = facts->quality_target(options_.ruleset);
+    if (target) {
+      auto plain = target->metrics.find("");
+      if (plain != target->metrics.end()) r.quality_target = plain->second;
+    }
+  }
   auto& drop = r.drop_reasons;
   if (r.summarizer_run_start && r.summarizer_run_stop) {
     r.minutes = (r.summarizer_run_stop->time_ms - r.summarizer_run_start->time_ms) / kMillisecondsPerMinute;

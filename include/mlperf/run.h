@@ -72,6 +72,18 @@ struct Run {
   double samples_to_converge = kNotConverged;  ///< samples or epochs; kNotConverged if not
   std::optional<double> last_throughput;       ///< last tracked_stats throughput (samples/s)
 
+  /// One eval_accuracy value and where in training it was logged (for reports).
+  struct EvalPoint {
+    double samples = 0;   ///< metadata.samples_count, else metadata.epoch_num (as logged)
+    double accuracy = 0;  ///< the eval_accuracy value
+  };
+  /// The eval_accuracy points in log order, the first kMaxKeptEvalPoints (not stable_diffusion,
+  /// whose metrics are per step). Reports draw them; scoring never reads them.
+  std::vector<EvalPoint> eval_points;
+  bool eval_points_in_epochs = false;  ///< some point's x is epoch_num (no samples_count logged)
+  /// The quality target eval_accuracy must meet under this ruleset (§6), when the facts name one.
+  std::optional<Bounds> quality_target;
+
   /// Per logged key: how often it appears and where first and last (for compliance checks).
   struct KeyCensus {
     int count = 0;
@@ -96,6 +108,7 @@ struct Run {
   std::vector<std::string> notes;
 
   static constexpr std::size_t kMaxKeptParseErrors = 100;
+  static constexpr std::size_t kMaxKeptEvalPoints = 1000;
 
   /// True when the run counts towards the olympic mean.
   bool counted() const { return drop_reasons.empty() && minutes.has_value(); }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common.h"
+#include "mlperf/html/report.h"
 #include "mlperf/output.h"
 #include "mlperf/check.h"
 #include "mlperf/compliance/rules.h"
@@ -79,14 +80,18 @@ int run_check(const CheckArgs& args) {
     if (!report.passed() && status == kExitPassed) status = kExitRuleFailed;
   }
 
-  if (args.format == "json") {
-    write_check_json(std::cout, reports);
-  } else if (args.format == "github") {
-    write_github_annotations(std::cout, reports);
-  } else {
-    write_check_table(std::cout, reports);
-  }
-  std::cout.flush();
+  bool written = emit_report(args, [&](std::ostream& out) {
+    if (args.format == "json") {
+      write_check_json(out, reports);
+    } else if (args.format == "github") {
+      write_github_annotations(out, reports);
+    } else if (args.format == "html") {
+      out << html::check_report(reports);
+    } else {
+      write_check_table(out, reports);
+    }
+  });
+  if (!written) return kExitInputError;
 
   if (!args.junit.empty()) {
     try {
@@ -104,8 +109,8 @@ Command add_check_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "check", "Check result logs against the official compliance rules, and benchmark directories against "
                "the submission rules (quality target, consistency, run count, olympic score, RCP)");
-  add_scoring_options(cmd, *args, {"table", "json", "github"},
-                      "Output format: table, json, or github (workflow annotations)");
+  add_scoring_options(cmd, *args, {"table", "json", "github", "html"},
+                      "Output format: table, json, github (workflow annotations) or html (one self-contained page)");
   cmd->add_option("--junit", args->junit,
                   "Also write JUnit XML to FILE (one testsuite per directory, one testcase per check): a regular or new file "
                   "atomically, a device or FIFO in place, - for standard output");

@@ -1,10 +1,13 @@
 #include "common.h"
 
 #include <algorithm>
+#include <iostream>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "mlperf/device_probe.h"
+#include "mlperf/output.h"
 
 namespace mlperf::cli {
 
@@ -36,6 +39,27 @@ void add_scoring_options(CLI::App* cmd, ScoringArgs& args, const std::vector<std
       ->capture_default_str();
   cmd->add_flag("--bert-train-samples", args.bert_train_samples, "bert: take samples to converge from train_samples");
   cmd->add_option("--data-dir", args.data_dir, "Folder holding configs/ and data/rcps/");
+  cmd->add_option("--output", args.output,
+                  "Write the report to FILE (a regular or new file atomically, a device or FIFO in place; - for "
+                  "standard output)")
+      ->capture_default_str();
+}
+
+bool emit_report(const ScoringArgs& args, const std::function<void(std::ostream&)>& write) {
+  if (args.output == "-") {
+    write(std::cout);
+    std::cout.flush();
+    return true;
+  }
+  std::ostringstream text;
+  write(text);
+  try {
+    write_output_file(args.output, text.str(), std::cout);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "mlperf-score: {}\n", e.what());
+    return false;
+  }
+  return true;
 }
 
 void add_probe_options(CLI::App* cmd, ScoringArgs& args, const std::string& help) {

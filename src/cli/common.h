@@ -36,12 +36,18 @@ struct ScoringArgs {
   std::string format = "table";     ///< --format, one of the command's choices
   bool probe = false;               ///< --probe (only where add_probe_options was called)
   std::string sysfs_root = "/sys";  ///< --sysfs-root for --probe
+  std::string output = "-";         ///< --output FILE (README, "Output rules"); "-": standard output
 };
 
 /// Declares --ruleset, --format (one of `formats`, described by `format_help`), --rcp-pass,
 /// --bert-train-samples and --data-dir on `cmd`, bound to `args`.
 void add_scoring_options(CLI::App* cmd, ScoringArgs& args, const std::vector<std::string>& formats,
                          const std::string& format_help = "Output format");
+
+/// Writes the report `write` produces to --output (`args.output`) by the output rules
+/// (write_output_file): "-" streams it to standard output. Returns false, the error printed
+/// as `mlperf-score: <what>`, when the file cannot be written.
+bool emit_report(const ScoringArgs& args, const std::function<void(std::ostream&)>& write);
 
 /// Declares --probe (described by `help`) and --sysfs-root on `cmd`, bound to `args`.
 void add_probe_options(CLI::App* cmd, ScoringArgs& args, const std::string& help);

@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "mlperf/compare.h"
+#include "mlperf/html/report.h"
 
 namespace mlperf::cli {
 
@@ -30,7 +31,6 @@ int run_compare(const CompareArgs& args) {
   std::optional<ScoreOptions> parsed = score_options(args);
   if (!parsed) return kExitInputError;
   const ScoreOptions& options = *parsed;
-  ReportFormat format = *parse_report_format(args.format);
 
   auto data = load_data(args.data_dir);
   if (!data) return kExitInputError;
@@ -50,9 +50,15 @@ int run_compare(const CompareArgs& args) {
   std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
   print_input_errors(results);
   status = exit_status(results, status);
-  write_comparison(std::cout, compare_results(results, baseline_count), format);
-  std::cout.flush();
-  return status;
+  Comparison comparison = compare_results(results, baseline_count);
+  bool written = emit_report(args, [&](std::ostream& out) {
+    if (args.format == "html") {
+      out << html::comparison_report(comparison);
+    } else {
+      write_comparison(out, comparison, *parse_report_format(args.format));
+    }
+  });
+  return written ? status : kExitInputError;
 }
 
 Command add_compare_command(CLI::App& app) {
@@ -61,7 +67,7 @@ Command add_compare_command(CLI::App& app) {
       "compare", "Compare benchmark directories: score, speedup vs a baseline, run-time spread, grouped by benchmark");
   cmd->add_option("--baseline", args->baseline,
                   "Baseline directory (or a folder above several); default: the first PATH");
-  add_scoring_options(cmd, *args, {"table", "json", "csv", "markdown"});
+  add_scoring_options(cmd, *args, {"table", "json", "csv", "markdown", "html"});
   cmd->add_option("PATH", args->paths, "Benchmark directories or folders above them")->required();
   return {cmd, [args] { return run_compare(*args); }};
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common.h"
+#include "mlperf/html/report.h"
 #include "mlperf/report.h"
 
 namespace mlperf::cli {
@@ -22,7 +23,6 @@ int run_score(const ScoreArgs& args) {
   if (!parsed) return kExitInputError;
   ScoreOptions options = *parsed;
   options.tolerance_percent = args.tolerance;
-  ReportFormat format = *parse_report_format(args.format);
 
   auto data = load_data(args.data_dir);
   if (!data) return kExitInputError;
@@ -42,15 +42,20 @@ int run_score(const ScoreArgs& args) {
   std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
   print_input_errors(results);
   status = exit_status(results, status);
-  write_report(std::cout, results, format, options.rcp_pass);
-  std::cout.flush();
-  return status;
+  bool written = emit_report(args, [&](std::ostream& out) {
+    if (args.format == "html") {
+      out << html::score_report(results, options.rcp_pass);
+    } else {
+      write_report(out, results, *parse_report_format(args.format), options.rcp_pass);
+    }
+  });
+  return written ? status : kExitInputError;
 }
 
 Command add_score_command(CLI::App& app) {
   auto args = std::make_shared<ScoreArgs>();
   CLI::App* cmd = app.add_subcommand("score", "Score benchmark directories (holding result_*.txt) or any folder above them");
-  add_scoring_options(cmd, *args, {"table", "json", "csv", "markdown"});
+  add_scoring_options(cmd, *args, {"table", "json", "csv", "markdown", "html"});
   cmd->add_option("--tolerance", args->tolerance, "Tolerance for the expected-result comparison, percent")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common.h"
+#include "mlperf/html/report.h"
 #include "mlperf/summary.h"
 
 namespace mlperf::cli {
@@ -20,7 +21,6 @@ int run_summarize(const SummarizeArgs& args) {
   std::optional<ScoreOptions> parsed = score_options(args);
   if (!parsed) return kExitInputError;
   const ScoreOptions& options = *parsed;
-  ReportFormat format = *parse_report_format(args.format);
 
   auto data = load_data(args.data_dir);
   if (!data) return kExitInputError;
@@ -32,16 +32,21 @@ int run_summarize(const SummarizeArgs& args) {
   status = exit_status(results, status);
   Summary summary = summarize(results, data->facts());
   for (const auto& w : summary.warnings) fmt::print(stderr, "mlperf-score: warning: {}\n", w);
-  write_summary(std::cout, summary, results, format, options.rcp_pass);
-  std::cout.flush();
-  return status;
+  bool written = emit_report(args, [&](std::ostream& out) {
+    if (args.format == "html") {
+      out << html::summary_report(summary, results, options.rcp_pass);
+    } else {
+      write_summary(out, summary, results, *parse_report_format(args.format), options.rcp_pass);
+    }
+  });
+  return written ? status : kExitInputError;
 }
 
 Command add_summarize_command(CLI::App& app) {
   auto args = std::make_shared<SummarizeArgs>();
   CLI::App* cmd = app.add_subcommand(
       "summarize", "One row per system, one score column per benchmark of the round (a round, submitter or system folder)");
-  add_scoring_options(cmd, *args, {"table", "json", "csv", "markdown"});
+  add_scoring_options(cmd, *args, {"table", "json", "csv", "markdown", "html"});
   cmd->add_option("PATH", args->paths, "A round, submitter or system folder (or benchmark directories)")->required();
   return {cmd, [args] { return run_summarize(*args); }};
 }
