@@ -47,7 +47,7 @@ int run_check(const CheckArgs& args) {
   }
 
   int status = kExitPassed;
-  std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(args.paths, status);
+  std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(args.paths, status, args.glob);
   std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
   print_input_errors(results);
 

@@ -36,6 +36,7 @@ void add_scoring_options(CLI::App* cmd, ScoringArgs& args, const std::vector<std
       ->capture_default_str();
   cmd->add_flag("--bert-train-samples", args.bert_train_samples, "bert: take samples to converge from train_samples");
   cmd->add_option("--data-dir", args.data_dir, "Folder holding configs/ and data/rcps/");
+  cmd->add_option("--glob", args.glob, "Take the files whose names match PATTERN as a folder's runs (e.g. '*.log')");
 }
 
 void add_probe_options(CLI::App* cmd, ScoringArgs& args, const std::string& help) {
@@ -58,7 +59,8 @@ std::optional<ScoreOptions> score_options(const ScoringArgs& args) {
 int exit_status(const std::vector<DirectoryResult>& results, int status) {
   for (const auto& r : results) {
     if (!r.errors.empty()) status = kExitInputError;
-    if (!r.passed && status == kExitPassed) status = kExitRuleFailed;
+    // An incomplete set (a first run, a partial set) is neither passed nor failed (issue #14).
+    if (!r.passed && r.verdict != "incomplete" && status == kExitPassed) status = kExitRuleFailed;
   }
   return status;
 }
@@ -83,15 +85,17 @@ std::optional<Ruleset> parse_ruleset_option(const std::string& text, bool& ok) {
   return r;
 }
 
-std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>& paths, int& status) {
+std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>& paths, int& status,
+                                                const std::string& glob) {
   std::vector<BenchmarkDir> dirs;
   for (const auto& p : paths) {
     std::vector<DiscoveryError> errors;
-    auto found = find_benchmark_dirs(p, errors);
+    auto found = find_benchmark_dirs(p, errors, glob);
     for (const auto& e : errors) fmt::print(stderr, "mlperf-score: {}: {}\n", e.path, e.message);
     if (!errors.empty()) status = kExitInputError;
     if (found.empty() && errors.empty()) {
-      fmt::print(stderr, "mlperf-score: {}: no result files (result_*.txt) found\n", p);
+      fmt::print(stderr, "mlperf-score: {}: no result files found ({})\n", p,
+                 glob.empty() ? "result_*.txt, <DATESTAMP>_<N>.log, or *.log/*.txt holding MLLOG lines" : "--glob " + glob);
       status = kExitInputError;
     }
     for (auto& d : found) dirs.push_back(std::move(d));
