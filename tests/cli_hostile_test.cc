@@ -415,9 +415,11 @@ TEST_F(CliHostile, EmptyFile) {
 TEST_F(CliHostile, DirectoryWithNoResultFiles) {
   fs::path dir = root_ / kBench;
   fs::create_directories(dir);
-  write_file(dir / "result_0.log", read_file(example_file(0)));
+  write_file(dir / "result_0.log.gz", read_file(example_file(0)));  // neither *.log nor *.txt
   write_file(dir / "README.md", "");
-  const std::string message = "mlperf-score: " + dir.string() + ": no result files (result_*.txt) found\n";
+  const std::string message = "mlperf-score: " + dir.string() +
+                              ": no result files found (result_*.txt, <DATESTAMP>_<N>.log, or *.log/*.txt holding "
+                              "MLLOG lines)\n";
   for (const char* command : {"score", "check", "compare", "summarize"}) {
     Outcome o = run(std::string(command) + " " + q(dir));
     EXPECT_EQ(o.status, 2) << command;
