@@ -228,7 +228,7 @@ void check_olympic_score(const DirectoryResult& r, CheckReport& report, Collecto
     if (!run.counted()) dropped.push_back(run.file);
   }
   const int n = static_cast<int>(r.runs.size());
-  if (!r.olympic_minutes) {
+  if (!r.olympic_minutes && r.verdict != "incomplete") {  // incomplete: run_count says it
     if (static_cast<int>(dropped.size()) > drop) {
       out.add("olympic_score", Finding::kError, dir, 0,
               fmt::format("{} of {} runs do not count ({}); the olympic mean drops at most {}: no valid score",

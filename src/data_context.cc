@@ -3,7 +3,10 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include <fstream>
+
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "mlperf/score.h"
 
@@ -15,7 +18,22 @@ DataContext::DataContext(const fs::path& root)
     : root_(root),
       facts_(Facts::load(root / "configs" / "benchmarks.json")),
       platforms_(PlatformTable::load(root / "configs" / "platforms.json")),
-      expected_(ExpectedResults::load(root / "configs" / "expected_results.json")) {}
+      expected_(ExpectedResults::load(root / "configs" / "expected_results.json")) {
+  fs::path dates = root / "configs" / "round_dates.json";
+  std::error_code ec;
+  if (!fs::exists(dates, ec)) return;
+  try {
+    std::ifstream in(dates);
+    nlohmann::json doc = nlohmann::json::parse(in);
+    for (const auto& [key, value] : doc.at("published").items()) {
+      auto r = Ruleset::parse(key);
+      if (!r) throw std::runtime_error("\"" + key + "\" is no ruleset X.Y.Z");
+      round_dates_[*r] = value.get<std::string>();
+    }
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{}: {}", dates.string(), e.what()));
+  }
+}
 
 std::shared_ptr<const std::vector<RcpRecord>> DataContext::rcps(const BenchmarkFacts& benchmark,
                                                                const Ruleset& ruleset) const {

@@ -1,5 +1,8 @@
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <charconv>
+#include <fstream>
 #include <string_view>
 
 #include "mlperf/inference/score.h"
@@ -61,12 +64,32 @@ std::optional<Ruleset> ruleset_from_path(const fs::path& path) {
   return found;
 }
 
-// What one pass over a directory finds: its result_N.txt entries and its subdirectories.
+// What one pass over a directory finds: its result_N.txt entries, the other *.log/*.txt
+// files (candidates when there is no result_N.txt) and its subdirectories.
 struct Listing {
   std::vector<fs::path> result_files;
+  std::vector<fs::path> other_logs;
   std::vector<fs::path> children;  // directories, symbolic links to them left out
   bool loadgen_logs = false;       // holds mlperf_log_detail.txt or mlperf_log_summary.txt
 };
+
+// <DATESTAMP>_<N>.log: the name NVIDIA-style run scripts give each run's log.
+bool is_run_script_log(std::string_view name) {
+  if (!name.ends_with(".log")) return false;
+  name.remove_suffix(4);
+  std::size_t sep = name.rfind('_');
+  return sep != std::string_view::npos && all_digits(name.substr(0, sep)) && all_digits(name.substr(sep + 1));
+}
+
+// True when the first 64 KiB of `file` hold an MLLOG line.
+bool holds_mllog(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return false;
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head.find(":::MLLOG") != std::string::npos;
+}
 
 // Lists `path` once (discovery reads each directory a single time).
 Listing list_directory(const fs::path& path, std::vector<DiscoveryError>& errors) {
@@ -92,7 +115,11 @@ Listing list_directory(const fs::path& path, std::vector<DiscoveryError>& errors
     if (inference::is_loadgen_log_name(name)) listing.loadgen_logs = true;
     std::error_code type_ec;
     // Never follow symbolic links to directories: a link loop would never end.
-    if (it->is_directory(type_ec) && !it->is_symlink(type_ec)) listing.children.push_back(it->path());
+    if (it->is_directory(type_ec) && !it->is_symlink(type_ec)) {
+      listing.children.push_back(it->path());
+    } else if (name.ends_with(".log") || name.ends_with(".txt")) {
+      listing.other_logs.push_back(it->path());
+    }
   }
   return listing;
 }
@@ -136,14 +163,57 @@ BenchmarkDir as_benchmark_dir(const fs::path& path, std::vector<fs::path> files)
   return dir;
 }
 
-void walk(const fs::path& path, std::vector<BenchmarkDir>& out, std::vector<DiscoveryError>& errors, int depth) {
+// Sorts `files` by natural order of their names.
+void sort_natural(std::vector<fs::path>& files) {
+  std::sort(files.begin(), files.end(),
+            [](const fs::path& a, const fs::path& b) { return natural_less(a.filename().string(), b.filename().string()); });
+}
+
+// The benchmark directory of a folder without result_N.txt: the files `glob` matches, else
+// the run-script names, else the files holding MLLOG lines; nullopt when none.
+std::optional<BenchmarkDir> other_logs_dir(const fs::path& path, Listing& listing, const std::string& glob) {
+  std::vector<fs::path> taken, ignored;
+  std::string rule;
+  auto split = [&](auto&& take) {
+    taken.clear();
+    ignored.clear();
+    for (const auto& f : listing.other_logs) (take(f) ? taken : ignored).push_back(f);
+  };
+  if (!glob.empty()) {
+    for (auto& f : listing.result_files) listing.other_logs.push_back(std::move(f));
+    listing.result_files.clear();
+    split([&](const fs::path& f) { return ::fnmatch(glob.c_str(), f.filename().c_str(), 0) == 0; });
+    rule = "--glob " + glob;
+  } else {
+    split([](const fs::path& f) { return is_run_script_log(f.filename().string()); });
+    rule = "run-script names";
+    if (taken.empty()) {
+      split([](const fs::path& f) { return holds_mllog(f); });
+      rule = "MLLOG content";
+    }
+  }
+  if (taken.empty()) return std::nullopt;
+  sort_natural(taken);
+  sort_natural(ignored);
+  BenchmarkDir dir = as_benchmark_dir(path, {});
+  dir.result_files = std::move(taken);
+  dir.ignored_files = std::move(ignored);
+  dir.file_rule = std::move(rule);
+  return dir;
+}
+
+void walk(const fs::path& path, std::vector<BenchmarkDir>& out, std::vector<DiscoveryError>& errors, int depth,
+          const std::string& glob) {
   if (depth > 64) {
     errors.push_back({path.string(), "directory tree too deep; not descending further"});
     return;
   }
   Listing listing = list_directory(path, errors);
-  if (!listing.result_files.empty()) {
-    out.push_back(as_benchmark_dir(path, std::move(listing.result_files)));
+  if (!listing.result_files.empty() && glob.empty()) {
+    BenchmarkDir dir = as_benchmark_dir(path, std::move(listing.result_files));
+    sort_natural(listing.other_logs);
+    dir.ignored_files = std::move(listing.other_logs);
+    out.push_back(std::move(dir));
     return;  // a benchmark directory is a leaf
   }
   // An inference scenario folder (or a bare loadgen run) is a leaf too: its model folder
@@ -155,9 +225,13 @@ void walk(const fs::path& path, std::vector<BenchmarkDir>& out, std::vector<Disc
     out.push_back(std::move(dir));
     return;
   }
+  if (auto dir = other_logs_dir(path, listing, glob)) {
+    out.push_back(std::move(*dir));
+    return;
+  }
   std::sort(listing.children.begin(), listing.children.end());
   for (const auto& child : listing.children) {
-    if (!inference::is_compliance_folder(child.filename().string())) walk(child, out, errors, depth + 1);
+    if (!inference::is_compliance_folder(child.filename().string())) walk(child, out, errors, depth + 1, glob);
   }
 }
 
@@ -170,7 +244,31 @@ BenchmarkDir single_log_dir(const fs::path& file) {
   return dir;
 }
 
-std::vector<BenchmarkDir> find_benchmark_dirs(const fs::path& root, std::vector<DiscoveryError>& errors) {
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t ie = i, je = j;
+      while (ie < a.size() && digit(a[ie])) ++ie;
+      while (je < b.size() && digit(b[je])) ++je;
+      std::string_view x(a.data() + i, ie - i), y(b.data() + j, je - j);
+      while (x.size() > 1 && x.front() == '0') x.remove_prefix(1);
+      while (y.size() > 1 && y.front() == '0') y.remove_prefix(1);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      i = ie, j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i, ++j;
+    }
+  }
+  if ((a.size() - i) != (b.size() - j)) return (a.size() - i) < (b.size() - j);
+  return a < b;
+}
+
+std::vector<BenchmarkDir> find_benchmark_dirs(const fs::path& root, std::vector<DiscoveryError>& errors,
+                                              const std::string& glob) {
   std::vector<BenchmarkDir> out;
   std::error_code ec;
   auto status = fs::status(root, ec);
@@ -183,7 +281,7 @@ std::vector<BenchmarkDir> find_benchmark_dirs(const fs::path& root, std::vector<
     errors.push_back({root.string(), "not a directory (give a benchmark directory or a folder above one)"});
     return out;
   }
-  walk(root, out, errors, 0);
+  walk(root, out, errors, 0, glob);
   return out;
 }
 

@@ -40,6 +40,7 @@ std::string run_status(const Run& run) {
 }
 
 std::string verdict_text(const DirectoryResult& r) {
+  if (r.verdict == "incomplete") return fmt::format("incomplete ({} of {} runs)", r.dir.result_files.size(), r.required_runs);
   if (!r.olympic_minutes) return "FAILED (no valid olympic score)";
   return r.rcp.passed ? "PASSED" : "FAILED (RCP check)";
 }
@@ -139,8 +140,12 @@ nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
                 {"delta_percent", e.delta_percent},
                 {"tolerance_percent", e.tolerance_percent},
                 {"within_tolerance", e.within_tolerance},
-                {"source", e.expected.source}};
+                {"source", e.expected.source},
+                {"ruleset", e.expected.ruleset.str()},
+                {"projected", !r.score_minutes.has_value()}};
   }
+  std::vector<std::string> ignored;
+  for (const auto& f : r.dir.ignored_files) ignored.push_back(f.string());
   return {
       {"directory", r.dir.path.string()},
       {"kind", "training"},
@@ -150,11 +155,15 @@ nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
       {"division", r.division},
       {"ruleset", r.ruleset.str()},
       {"ruleset_source", r.ruleset_source},
+      {"ruleset_reason", json_string_or_null(r.ruleset_reason)},
+      {"file_rule", r.dir.file_rule},
+      {"ignored_files", ignored},
       {"platform", json_string_or_null(r.platform.name)},
       {"platform_source", json_string_or_null(r.platform.source)},
       {"platform_known", r.platform.known},
       {"accelerator_model_name", json_string_or_null(r.accelerator_model_name)},
       {"required_runs", r.required_runs},
+      {"runs_required", r.required_runs},
       {"runs", runs},
       {"olympic_minutes", json_number_or_null(r.olympic_minutes)},
       {"rcp", rcp},
@@ -162,6 +171,8 @@ nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
       {"scaling_json_factor", json_number_or_null(r.scaling_json_factor)},
       {"expected", expected},
       {"passed", r.passed},
+      {"verdict", r.verdict},
+      {"projected_score_minutes", json_number_or_null(r.projected_score_minutes)},
       {"warnings", r.warnings},
   };
 }
@@ -174,6 +185,13 @@ void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
   fmt::print(out, "  platform   {}{}   division {}   ruleset {} ({})\n", platform_text(r),
              r.platform.source.empty() ? "" : fmt::format(" (from {})", r.platform.source), r.division,
              r.ruleset.str(), r.ruleset_source);
+  if (!r.ruleset_reason.empty()) fmt::print(out, "  ruleset    guessed: {}\n", r.ruleset_reason);
+  if (r.dir.file_rule != "result_*.txt" || !r.dir.ignored_files.empty()) {
+    std::vector<std::string> ignored;
+    for (const auto& f : r.dir.ignored_files) ignored.push_back(file_name(f.string()));
+    fmt::print(out, "  files      {} taken by {}; ignored: {}\n", r.dir.result_files.size(), r.dir.file_rule,
+               ignored.empty() ? std::string("none") : fmt::format("{}", fmt::join(ignored, ", ")));
+  }
   std::size_t width = 12;
   for (const auto& run : r.runs) width = std::max(width, file_name(run.file).size());
   fmt::print(out, "\n  {:<{}}  {:>10}  {:>20}  {:<10}  {}\n", "run", width, "minutes", "samples to converge",
@@ -188,7 +206,8 @@ void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
   for (const auto& run : r.runs) counted += run.counted() ? 1 : 0;
   fmt::print(out, "\n  olympic mean   {} minutes ({} of {} runs counted, {} trimmed each end)\n",
              opt_text(r.olympic_minutes), counted, r.runs.size(), r.olympic_drop);
-  fmt::print(out, "  RCP check      {} ({} set){}\n", r.rcp.passed ? "passed" : "FAILED", pass_name(pass),
+  fmt::print(out, "  RCP check      {}{} ({} set){}\n", r.verdict == "incomplete" ? "projected: " : "",
+             r.rcp.passed ? "passed" : "FAILED", pass_name(pass),
              r.rcp.record ? fmt::format(", record {} (BS {})", r.rcp.record->name, r.rcp.record->batch_size) : "");
   fmt::print(out, "    case                     {}\n", to_string(r.rcp.rcp_case));
   fmt::print(out, "    RCP mean                 {}\n", opt_text(r.rcp.rcp_mean, "{:.2f}"));
@@ -201,13 +220,23 @@ void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
   fmt::print(out, "  score          {}   {}\n",
              r.score_minutes ? fmt::format("{:.2f} minutes", *r.score_minutes) : std::string("none"),
              verdict_text(r));
+  if (r.verdict == "incomplete") {
+    fmt::print(out, "  projected      {} (a full set of {} runs converging like these; RCP check above is projected)\n",
+               r.projected_score_minutes ? fmt::format("{:.2f} minutes", *r.projected_score_minutes)
+                                         : std::string("none"),
+               r.required_runs);
+  }
   if (r.expected) {
     const auto& e = *r.expected;
-    fmt::print(out, "  expected       {} {}: published {:.2f} minutes{}; measured {:.2f}, {:+.2f} % ({} {} %)\n",
+    fmt::print(out, "  expected       {} {}: published {:.2f} minutes{}; {} {:.2f}, {:+.2f} % ({} {} %)\n",
                e.expected.platform, r.benchmark, e.expected.published_minutes,
                e.expected.about_minutes ? fmt::format(" (about {:g})", *e.expected.about_minutes) : "",
-               e.measured_minutes, e.delta_percent, e.within_tolerance ? "within" : "OUTSIDE",
-               fmt::format("{:g}", e.tolerance_percent));
+               r.score_minutes ? "measured" : "projected", e.measured_minutes, e.delta_percent,
+               e.within_tolerance ? "within" : "OUTSIDE", fmt::format("{:g}", e.tolerance_percent));
+    if (e.expected.ruleset != r.ruleset) {
+      fmt::print(out, "                 that figure belongs to round {}; --ruleset {} judges by its rules\n",
+                 e.expected.ruleset.str(), e.expected.ruleset.str());
+    }
   } else {
     fmt::print(out, "  expected       no published figure for {} on {}\n", r.benchmark, platform_text(r));
   }

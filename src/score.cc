@@ -2,6 +2,7 @@
 #include "mlperf/inference/score.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <memory>
@@ -108,6 +109,66 @@ void read_result_files(const BenchmarkDir& dir, const Facts& facts, const RunOpt
   }
 }
 
+}  // namespace
+
+// YYYY-MM-DD (UTC) of a time in milliseconds since the epoch.
+std::string utc_date(double time_ms) {
+  using namespace std::chrono;
+  auto days = floor<std::chrono::days>(sys_time<milliseconds>(milliseconds(static_cast<long long>(time_ms))));
+  year_month_day ymd(days);
+  return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                     static_cast<unsigned>(ymd.day()));
+}
+
+std::optional<Ruleset> guess_ruleset(const std::string& benchmark, const std::vector<Run>& runs,
+                                     const DataContext& data, std::string& reason) {
+  std::optional<double> first;
+  for (const auto& r : runs) {
+    if (r.run_start && (!first || r.run_start->time_ms < *first)) first = r.run_start->time_ms;
+  }
+  std::vector<Ruleset> rounds;
+  for (const auto& [ruleset, names] : data.facts().rounds) {
+    if (std::find(names.begin(), names.end(), benchmark) != names.end()) rounds.push_back(ruleset);
+  }
+  if (!first || rounds.empty()) return std::nullopt;
+  std::string date = utc_date(*first);
+  std::vector<std::string> listed;
+  for (const auto& r : rounds) listed.push_back(r.str());
+  for (const auto& r : rounds) {
+    auto published = data.round_dates().find(r);
+    if (published != data.round_dates().end() && date <= published->second) {
+      reason = fmt::format("{} is in rounds {}; the logs start on {}, before {} was published ({})", benchmark,
+                           fmt::join(listed, ", "), date, r.str(), published->second);
+      return r;
+    }
+  }
+  reason = fmt::format("{} is in rounds {}; the logs start on {}, after every round's publication: the newest",
+                       benchmark, fmt::join(listed, ", "), date);
+  return rounds.back();
+}
+
+namespace {
+
+// The published figure for `benchmark` on `platform`: under `ruleset`, else under the newest
+// other round that has one (the report names that round). Null when none.
+const ExpectedResult* find_expected_any_round(const ExpectedResults& expected, const Ruleset& ruleset,
+                                              const std::string& benchmark, const std::string& platform) {
+  if (const ExpectedResult* e = expected.find(ruleset, benchmark, platform)) return e;
+  const ExpectedResult* best = nullptr;
+  for (const auto& e : expected.results) {
+    if (e.benchmark == benchmark && e.platform == platform && (!best || best->ruleset < e.ruleset)) best = &e;
+  }
+  return best;
+}
+
+// `values` repeated in turn up to `n` entries: a full set whose runs behave like these.
+template <typename T>
+std::vector<T> repeated_to(const std::vector<T>& values, std::size_t n) {
+  std::vector<T> out;
+  for (std::size_t i = 0; !values.empty() && i < n; ++i) out.push_back(values[i % values.size()]);
+  return out;
+}
+
 // score_directory with the runs score_directories read ahead (null: read them here).
 DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options,
                                      ReadAhead* ahead) {
@@ -131,6 +192,20 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
   // Benchmark and division: what the logs say (the folder name when they are silent).
   out.benchmark = most_common(out.runs, &Run::benchmark);
   if (out.benchmark.empty()) out.benchmark = dir.benchmark_name;
+  if (!options.ruleset && !dir.path_ruleset) {  // no --ruleset, no round in the path: guess
+    std::string reason;
+    if (auto guessed = guess_ruleset(out.benchmark, out.runs, data, reason)) {
+      out.ruleset_source = "guessed";
+      out.ruleset_reason = reason;
+      if (*guessed != out.ruleset) {
+        out.ruleset = *guessed;
+        run_options = RunOptions{out.ruleset, options.bert_train_samples, options.compliance_rules};
+        out.runs.clear();
+        out.errors.clear();
+        read_result_files(dir, data.facts(), run_options, nullptr, out.runs, out.errors);
+      }
+    }
+  }
   std::set<std::string> benchmarks;
   for (const auto& r : out.runs) {
     if (!r.benchmark.empty()) benchmarks.insert(r.benchmark);
@@ -205,16 +280,34 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
     }
   }
   int drop = out.olympic_drop;
-  out.olympic_minutes = olympic_mean(counted, dropped, drop);
-  out.run_roles = olympic_roles(out.runs, dropped, drop);
-  if (!out.olympic_minutes) {
+  // Fewer result files than required (a first run, a partial set): nothing is trimmed and the
+  // set is judged as a full one whose runs behave like these, marked as projected (issue #14).
+  const bool incomplete = out.required_runs > 0 && static_cast<int>(dir.result_files.size()) < out.required_runs;
+  std::optional<double> projected_olympic;
+  if (incomplete) {
+    out.run_roles = olympic_roles(out.runs, 0, 0);
+    std::vector<double> all_minutes;
+    for (const auto& r : out.runs) all_minutes.push_back(r.counted() ? *r.minutes : NAN);
+    std::vector<double> full_counted;
+    int full_dropped = 0;
+    for (double m : repeated_to(all_minutes, static_cast<std::size_t>(out.required_runs))) {
+      if (std::isnan(m)) {
+        ++full_dropped;
+      } else {
+        full_counted.push_back(m);
+      }
+    }
+    if (!all_minutes.empty()) projected_olympic = olympic_mean(full_counted, full_dropped, drop);
+    out.warnings.push_back(fmt::format("incomplete ({} of {} runs): no score; figures for a full set marked projected",
+                                       dir.result_files.size(), out.required_runs));
+  } else {
+    out.olympic_minutes = olympic_mean(counted, dropped, drop);
+    out.run_roles = olympic_roles(out.runs, dropped, drop);
+  }
+  if (!out.olympic_minutes && !incomplete) {
     out.warnings.push_back(dropped > drop
                                ? fmt::format("{} runs dropped, at most {} allowed: no valid score", dropped, drop)
                                : fmt::format("too few counted runs ({}) for an olympic mean", counted.size()));
-  }
-  if (out.required_runs > 0 && static_cast<int>(dir.result_files.size()) < out.required_runs) {
-    out.warnings.push_back(fmt::format("{} result files, {} requires {}: not a complete result",
-                                       dir.result_files.size(), out.benchmark, out.required_runs));
   }
 
   // Convergence against the RCPs (§4).
@@ -237,6 +330,7 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
         unreadable_size = true;
       }
     }
+    if (incomplete) sub.samples_to_converge = repeated_to(sub.samples_to_converge, facts->required_runs);
     if (!unreadable_size && sizes.size() == 1 && benchmarks.size() <= 1) sub.batch_size = *sizes.begin();
     if (sizes.size() > 1) {
       out.warnings.push_back(fmt::format("runs use different global batch sizes: {}", fmt::join(sizes, ", ")));
@@ -265,7 +359,11 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
   if (out.olympic_minutes) {
     out.score_minutes = *out.olympic_minutes * (out.rcp.passed ? out.rcp.normalization_factor : 1.0);
   }
+  if (projected_olympic) {
+    out.projected_score_minutes = *projected_olympic * (out.rcp.passed ? out.rcp.normalization_factor : 1.0);
+  }
   out.passed = out.olympic_minutes.has_value() && rcp_ok;
+  out.verdict = incomplete ? "incomplete" : out.passed ? "passed" : "failed";
 
   // scaling.json: reported, never modified (§5).
   fs::path scaling = dir.path / "scaling.json";
@@ -286,9 +384,11 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
   }
 
   // Expected result for the platform.
-  if (out.score_minutes && out.platform.known) {
-    if (const ExpectedResult* e = data.expected().find(out.ruleset, out.benchmark, out.platform.name)) {
-      out.expected = compare_expected(*e, *out.score_minutes, options.tolerance_percent);
+  std::optional<double> measured = out.score_minutes ? out.score_minutes : out.projected_score_minutes;
+  if (measured && out.platform.known) {
+    if (const ExpectedResult* e =
+            find_expected_any_round(data.expected(), out.ruleset, out.benchmark, out.platform.name)) {
+      out.expected = compare_expected(*e, *measured, options.tolerance_percent);
     }
   }
   for (const auto& err : out.errors) out.warnings.push_back(err);
@@ -316,13 +416,17 @@ SummarizerRules with_compliance_rules(const std::vector<BenchmarkDir>& dirs, con
   SummarizerRules out{options, nullptr, ""};
   if (options.compliance_rules) return out;
   std::set<Ruleset> rulesets;
+  bool guessed = false;  // a directory whose ruleset is guessed from its logs may need any folder
   for (const auto& d : dirs) {
-    if (!d.loadgen) rulesets.insert(ruleset_of(d, data, options));
+    if (d.loadgen) continue;
+    rulesets.insert(ruleset_of(d, data, options));
+    guessed = guessed || (!options.ruleset && !d.path_ruleset);
   }
   if (rulesets.empty()) return out;
   try {
-    out.library = std::make_unique<compliance::RuleLibrary>(
-        compliance::RuleLibrary::load(data.root() / "configs" / "compliance", rulesets));
+    const std::filesystem::path root = data.root() / "configs" / "compliance";
+    out.library = std::make_unique<compliance::RuleLibrary>(guessed ? compliance::RuleLibrary::load(root)
+                                                                     : compliance::RuleLibrary::load(root, rulesets));
     out.options.compliance_rules = out.library.get();
   } catch (const std::exception& e) {
     out.problem = fmt::format("official compliance rules not loaded ({}): runs judged by scoring.md §2 only", e.what());

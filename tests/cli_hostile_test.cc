@@ -89,7 +89,7 @@ class CliHostile : public ::testing::Test {
   // Runs `mlperf-score ARGS` (after `prefix`, e.g. a wrapper command), capturing stderr.
   Outcome run(const std::string& args, const std::string& prefix = "") const {
     const fs::path err = tmp_.path() / "stderr.txt";
-    auto r = run_command(prefix + binary() + " " + args + " 2>" + q(err));
+    auto r = run_command(prefix + exe_ + " " + args + " 2>" + q(err));
     return {r.status, r.out, read_file(err)};
   }
   // `score --format json DIR`: the outcome and its one result.
@@ -103,6 +103,7 @@ class CliHostile : public ::testing::Test {
   static nlohmann::json clean_;
   TempDir tmp_;
   const fs::path root_ = tmp_.path() / "in";
+  std::string exe_ = q(binary());  ///< the binary run(): a copy when the checkout is out of reach
 };
 
 nlohmann::json CliHostile::clean_;
@@ -421,9 +422,11 @@ TEST_F(CliHostile, EmptyFile) {
 TEST_F(CliHostile, DirectoryWithNoResultFiles) {
   fs::path dir = root_ / kBench;
   fs::create_directories(dir);
-  write_file(dir / "result_0.log", read_file(example_file(0)));
+  write_file(dir / "result_0.log.gz", read_file(example_file(0)));  // neither *.log nor *.txt
   write_file(dir / "README.md", "");
-  const std::string message = "mlperf-score: " + dir.string() + ": no result files (result_*.txt) or loadgen logs (mlperf_log_detail.txt) found\n";
+  const std::string message = "mlperf-score: " + dir.string() +
+                              ": no result files found (result_*.txt, <DATESTAMP>_<N>.log, *.log/*.txt holding "
+                              "MLLOG lines, or loadgen logs (mlperf_log_detail.txt))\n";
   for (const char* command : {"score", "check", "compare", "summarize"}) {
     Outcome o = run(std::string(command) + " " + q(dir));
     EXPECT_EQ(o.status, 2) << command;
@@ -470,13 +473,25 @@ void expect_unreadable(const Outcome& o, const fs::path& file, const std::string
 TEST_F(CliHostile, UnreadableFilePermissionDenied) {
   // Root reads a mode-000 file: the command then runs as nobody (setpriv, util-linux).
   std::string prefix;
+  fs::path dir = copy_example(root_);
   if (::geteuid() == 0) {
     if (run_command("command -v setpriv >/dev/null 2>&1").status != 0) {
       GTEST_SKIP() << "running as root without setpriv: permission denied cannot be produced";
     }
-    prefix = "setpriv --reuid=65534 --regid=65534 --clear-groups ";  // the shell still opens stderr.txt as root
+    // The unprivileged child may not reach the checkout (a clone under a 0700 home): it runs a
+    // copy of the binary with a copy of the data root, both in the world-readable temp folder.
+    const fs::path shared = tmp_.path() / "shared";
+    fs::create_directories(shared / "data");
+    fs::copy(binary(), shared / "mlperf-score");
+    fs::copy(testing::source_dir() / "configs", shared / "configs", fs::copy_options::recursive);
+    fs::copy(testing::source_dir() / "data/rcps", shared / "data/rcps", fs::copy_options::recursive);
+    for (const auto& e : fs::recursive_directory_iterator(tmp_.path())) {
+      fs::permissions(e.path(), e.is_directory() ? fs::perms(0755) : fs::perms(0644), fs::perm_options::add);
+    }
+    fs::permissions(tmp_.path(), fs::perms(0755), fs::perm_options::add);
+    prefix = "MLPERF_SCORE_DATA_DIR=" + q(shared) + " setpriv --reuid=65534 --regid=65534 --clear-groups ";
+    exe_ = q(shared / "mlperf-score");  // the shell still opens stderr.txt as root
   }
-  fs::path dir = copy_example(root_);
   const fs::path file = dir / "result_0.txt";
   ASSERT_EQ(::chmod(file.c_str(), 0), 0);
   expect_unreadable(run("score --format json " + q(dir), prefix), file, "Permission denied");

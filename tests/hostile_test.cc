@@ -846,7 +846,7 @@ TEST_F(Hostile, DirectoryWithNoResultFilesIsNoBenchmarkDirectoryAndNoError) {
   fs::path root = tmp_.path() / "llama31_8b";
   fs::create_directories(root / "logs");
   write_file(root / "README.md", "results follow\n");
-  write_file(root / "result_0.log", read_file(example_file(0)));
+  write_file(root / "result_0.log.gz", read_file(example_file(0)));  // neither *.log nor *.txt
   write_file(root / "results.txt", "");
   write_file(root / "result_.txt", "");
   std::vector<DiscoveryError> errors;

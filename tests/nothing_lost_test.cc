@@ -36,7 +36,7 @@ std::string binary() { return MLPERF_SCORE_BINARY; }
 std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
 // The commands this file covers; EveryCommandIsCovered fails when the binary has another.
-const std::set<std::string> kCovered = {"check", "compare", "parse", "probe", "score", "summarize"};
+const std::set<std::string> kCovered = {"check", "compare", "follow", "parse", "probe", "score", "summarize"};
 
 // Every entry at or below `root` (not following symbolic links): type, permission bits,
 // size, inode, modification time in nanoseconds, and the contents' hash (the target of a
@@ -184,6 +184,7 @@ TEST_F(NothingLost, NoCommandWritesIntoItsInputEvenWhenTheInputIsHostile) {
   for (const auto& e : fs::directory_iterator(hostile_)) files += " " + q(e.path());
   commands.push_back({"parse" + files, 1});  // result_0 ends in a cut line
   commands.push_back({"parse - <" + q(hostile_ / "result_3.txt"), 0});
+  commands.push_back({"follow --format jsonl --interval 0.05 --timeout 60" + dd + " " + q(lora / "result_0.txt"), 0});
 
   const auto before = strict_snapshot(input_);
   const auto plain_before = testing::snapshot(input_);

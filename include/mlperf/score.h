@@ -35,6 +35,9 @@ class DataContext {
   const PlatformTable& platforms() const { return platforms_; }
   const ExpectedResults& expected() const { return expected_; }
   const std::filesystem::path& root() const { return root_; }
+  /// Publication date (YYYY-MM-DD) of each round, from configs/round_dates.json (empty map
+  /// when the file is absent). Used to guess a directory's ruleset from its logs' dates.
+  const std::map<Ruleset, std::string>& round_dates() const { return round_dates_; }
 
   /// The RCP records of `benchmark` under `ruleset`, sorted by batch size; empty when no
   /// table is shipped. Thread-safe; each table is read once. Throws std::runtime_error
@@ -53,6 +56,7 @@ class DataContext {
   Facts facts_;
   PlatformTable platforms_;
   ExpectedResults expected_;
+  std::map<Ruleset, std::string> round_dates_;
   mutable std::mutex mutex_;
   mutable std::map<std::string, std::shared_ptr<const std::vector<RcpRecord>>> rcp_cache_;
   mutable std::shared_ptr<const inference::InferenceData> inference_;
@@ -81,6 +85,11 @@ struct BenchmarkDir {
   std::string system;             ///< <system> of that layout, else the parent folder name
   std::optional<std::filesystem::path> system_description;  ///< <org>/systems/<system>.json
   std::vector<std::filesystem::path> result_files;          ///< result_*.txt, natural order
+  /// How result_files were chosen: "result_*.txt", "run-script names" (<DATESTAMP>_<N>.log),
+  /// "MLLOG content" (*.log/*.txt holding :::MLLOG lines) or "--glob <PATTERN>".
+  std::string file_rule = "result_*.txt";
+  /// Files of the folder left out by that rule (*.log, *.txt), natural order.
+  std::vector<std::filesystem::path> ignored_files;
   /// From a training_results_vX.Y (MLCommons repository) or training_vX.Y (reference
   /// archive) path component: X.Y.0.
   std::optional<Ruleset> path_ruleset;
@@ -97,8 +106,16 @@ struct DiscoveryError {
 
 /// Every benchmark directory at or below `root`, in sorted path order. Never follows
 /// symbolic links to directories (no loops); never writes. Errors are appended to `errors`.
+/// A folder is a benchmark directory when it holds result_*.txt files; else, when it holds
+/// files named as run scripts name them (<DATESTAMP>_<N>.log, NVIDIA style); else *.log or
+/// *.txt files whose first 64 KiB hold an MLLOG line (issue #14). With `glob` (fnmatch
+/// pattern on file names, --glob) only the files it matches are taken, in any folder.
 std::vector<BenchmarkDir> find_benchmark_dirs(const std::filesystem::path& root,
-                                              std::vector<DiscoveryError>& errors);
+                                              std::vector<DiscoveryError>& errors,
+                                              const std::string& glob = "");
+
+/// Natural order of file names: runs of digits compare by value ("x_2.log" < "x_10.log").
+bool natural_less(const std::string& a, const std::string& b);
 
 /// A result log given on its own (`check LOG`): its folder as the benchmark directory, the
 /// log its only result file (any file name), single_log set. Never reads the file.
@@ -130,7 +147,8 @@ struct DirectoryResult {
   std::string benchmark;  ///< from submission_benchmark, else the folder name
   std::string division;   ///< from submission_division ("closed" when not logged)
   Ruleset ruleset;
-  std::string ruleset_source;  ///< "--ruleset", "path" or "newest shipped"
+  std::string ruleset_source;  ///< "--ruleset", "path", "guessed" or "newest shipped"
+  std::string ruleset_reason;  ///< why a guessed ruleset was chosen (rounds, logs' date)
   PlatformTag platform;
   std::string accelerator_model_name;  ///< from the system description, when present
   std::vector<Run> runs;               ///< one per readable result file, natural order
@@ -150,7 +168,24 @@ struct DirectoryResult {
   /// Inference scenario folders only (dir.loadgen set): the figure and its validity; then
   /// `passed` is the run's validity and the training fields stay empty.
   std::shared_ptr<const inference::InferenceResult> inference;
+  /// "passed", "failed", or "incomplete" when fewer result files than the benchmark requires
+  /// were given (issue #14): then nothing is trimmed, there is no score, and `rcp` and
+  /// `projected_score_minutes` are those of a full set whose runs converge like these (each
+  /// run's samples to converge and minutes repeated in turn up to `required_runs`).
+  std::string verdict = "failed";
+  std::optional<double> projected_score_minutes;  ///< incomplete sets: projected score, minutes
 };
+
+/// YYYY-MM-DD (UTC) of `time_ms`, milliseconds since the epoch.
+std::string utc_date(double time_ms);
+
+/// The round logs were made for, when neither --ruleset nor the path names one (issue #14):
+/// of the rounds (configs/benchmarks.json) holding `benchmark`, the first published
+/// (configs/round_dates.json) on or after the earliest run_start of `runs`; after every
+/// round's publication, the newest. nullopt when no run has a run_start or no round holds the
+/// benchmark. `reason` gets one sentence saying why.
+std::optional<Ruleset> guess_ruleset(const std::string& benchmark, const std::vector<Run>& runs,
+                                     const DataContext& data, std::string& reason);
 
 /// Scores one directory (§2–§5). Reads only; never writes into the directory. Unreadable
 /// files are reported in `errors` and left out.

@@ -49,23 +49,28 @@ int run_check(const CheckArgs& args) {
     if (std::filesystem::is_regular_file(path, ec)) {
       dirs.push_back(single_log_dir(path));
     } else {
-      for (auto& d : collect_benchmark_dirs({path}, status)) dirs.push_back(std::move(d));
+      for (auto& d : collect_benchmark_dirs({path}, status, args.glob)) dirs.push_back(std::move(d));
     }
   }
   // The compliance rules of the rulesets these directories are judged under (as scoring picks them).
+  // A directory without --ruleset or a round in its path gets a ruleset guessed from its logs:
+  // then every shipped folder may be needed.
   std::set<Ruleset> rulesets;
+  bool guessed = false;
   for (const auto& d : dirs) {
     rulesets.insert(options.ruleset ? *options.ruleset : d.path_ruleset ? *d.path_ruleset : data->facts().newest_ruleset());
+    guessed = guessed || (!options.ruleset && !d.path_ruleset && !d.loadgen);
   }
   compliance::RuleLibrary rules;
   try {
-    rules = compliance::RuleLibrary::load(data->root() / "configs" / "compliance", rulesets);
+    const std::filesystem::path root = data->root() / "configs" / "compliance";
+    rules = guessed ? compliance::RuleLibrary::load(root) : compliance::RuleLibrary::load(root, rulesets);
   } catch (const std::exception& e) {
     fmt::print(stderr, "mlperf-score: {}\n", e.what());
     return kExitInputError;
   }
   options.compliance_rules = &rules;
-    std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
+  std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
   print_input_errors(results);
 
   CheckOptions check_options;

@@ -39,6 +39,7 @@ void add_scoring_options(CLI::App* cmd, ScoringArgs& args, const std::vector<std
       ->capture_default_str();
   cmd->add_flag("--bert-train-samples", args.bert_train_samples, "bert: take samples to converge from train_samples");
   cmd->add_option("--data-dir", args.data_dir, "Folder holding configs/ and data/rcps/");
+  cmd->add_option("--glob", args.glob, "Take the files whose names match PATTERN as a folder's runs (e.g. '*.log')");
   cmd->add_option("--output", args.output,
                   "Write the report to FILE (a regular or new file atomically, a device or FIFO in place; - for "
                   "standard output)")
@@ -82,7 +83,8 @@ std::optional<ScoreOptions> score_options(const ScoringArgs& args) {
 int exit_status(const std::vector<DirectoryResult>& results, int status) {
   for (const auto& r : results) {
     if (!r.errors.empty()) status = kExitInputError;
-    if (!r.passed && status == kExitPassed) status = kExitRuleFailed;
+    // An incomplete set (a first run, a partial set) is neither passed nor failed (issue #14).
+    if (!r.passed && r.verdict != "incomplete" && status == kExitPassed) status = kExitRuleFailed;
   }
   return status;
 }
@@ -107,15 +109,19 @@ std::optional<Ruleset> parse_ruleset_option(const std::string& text, bool& ok) {
   return r;
 }
 
-std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>& paths, int& status) {
+std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>& paths, int& status,
+                                                const std::string& glob) {
   std::vector<BenchmarkDir> dirs;
   for (const auto& p : paths) {
     std::vector<DiscoveryError> errors;
-    auto found = find_benchmark_dirs(p, errors);
+    auto found = find_benchmark_dirs(p, errors, glob);
     for (const auto& e : errors) fmt::print(stderr, "mlperf-score: {}: {}\n", e.path, e.message);
     if (!errors.empty()) status = kExitInputError;
     if (found.empty() && errors.empty()) {
-      fmt::print(stderr, "mlperf-score: {}: no result files (result_*.txt) or loadgen logs (mlperf_log_detail.txt) found\n", p);
+      fmt::print(stderr, "mlperf-score: {}: no result files found ({})\n", p,
+                 glob.empty() ? "result_*.txt, <DATESTAMP>_<N>.log, *.log/*.txt holding MLLOG lines, or loadgen logs "
+                                "(mlperf_log_detail.txt)"
+                              : "--glob " + glob);
       status = kExitInputError;
     }
     for (auto& d : found) dirs.push_back(std::move(d));

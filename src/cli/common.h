@@ -37,6 +37,7 @@ struct ScoringArgs {
   bool probe = false;               ///< --probe (only where add_probe_options was called)
   std::string sysfs_root = "/sys";  ///< --sysfs-root for --probe
   std::string output = "-";         ///< --output FILE (README, "Output rules"); "-": standard output
+  std::string glob;                 ///< --glob PATTERN: the files taken as runs (discovery)
 };
 
 /// Declares --ruleset, --format (one of `formats`, described by `format_help`), --rcp-pass,
@@ -70,7 +71,9 @@ std::optional<Ruleset> parse_ruleset_option(const std::string& text, bool& ok);
 /// Every benchmark directory below `paths`, in the order given (sorted below each path).
 /// Missing paths, unreadable folders and paths without result files are printed to stderr
 /// and make `status` kExitInputError.
-std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>& paths, int& status);
+/// With `glob` (--glob), only files matching it are taken (find_benchmark_dirs).
+std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>& paths, int& status,
+                                                const std::string& glob = "");
 
 /// `--probe`: probes this node's GPUs (HIP runtime, else sysfs under `sysfs_root`) and puts
 /// the platform they map to in `options.probed_platform`. Probe problems are printed to

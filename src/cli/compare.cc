@@ -38,12 +38,12 @@ int run_compare(const CompareArgs& args) {
   // The baseline directories come first: --baseline, else the first PATH.
   int status = kExitPassed;
   std::vector<std::string> baseline_paths = {args.baseline.empty() ? args.paths.front() : args.baseline};
-  std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(baseline_paths, status);
+  std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(baseline_paths, status, args.glob);
   const std::size_t baseline_count = dirs.size();
   std::set<std::string> seen;
   for (const auto& d : dirs) seen.insert(identity(d.path));
   std::vector<std::string> rest(args.paths.begin() + (args.baseline.empty() ? 1 : 0), args.paths.end());
-  for (auto& d : collect_benchmark_dirs(rest, status)) {
+  for (auto& d : collect_benchmark_dirs(rest, status, args.glob)) {
     if (seen.insert(identity(d.path)).second) dirs.push_back(std::move(d));
   }
 

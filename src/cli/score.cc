@@ -38,7 +38,7 @@ int run_score(const ScoreArgs& args) {
   if (args.probe) apply_probe(args.sysfs_root, *data, options);  // warnings only, never fatal
 
   int status = kExitPassed;
-  std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(args.paths, status);
+  std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(args.paths, status, args.glob);
   std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
   print_input_errors(results);
   status = exit_status(results, status);

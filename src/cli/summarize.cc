@@ -26,7 +26,7 @@ int run_summarize(const SummarizeArgs& args) {
   if (!data) return kExitInputError;
 
   int status = kExitPassed;
-  std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(args.paths, status);
+  std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(args.paths, status, args.glob);
   std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
   print_input_errors(results);
   status = exit_status(results, status);
