@@ -284,8 +284,12 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
   // set is judged as a full one whose runs behave like these, marked as projected (issue #14).
   const bool incomplete = out.required_runs > 0 && static_cast<int>(dir.result_files.size()) < out.required_runs;
   std::optional<double> projected_olympic;
+  // The official summarizer scores any number of logs: where its olympic mean exists for a
+  // partial set, it is reported as it is (verdict still incomplete); the projection comes beside it.
+  const std::optional<double> official_olympic = olympic_mean(counted, dropped, drop);
   if (incomplete) {
-    out.run_roles = olympic_roles(out.runs, 0, 0);
+    out.olympic_minutes = official_olympic;
+    out.run_roles = official_olympic ? olympic_roles(out.runs, dropped, drop) : olympic_roles(out.runs, 0, 0);
     std::vector<double> all_minutes;
     for (const auto& r : out.runs) all_minutes.push_back(r.counted() ? *r.minutes : NAN);
     std::vector<double> full_counted;
@@ -298,7 +302,7 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
       }
     }
     if (!all_minutes.empty()) projected_olympic = olympic_mean(full_counted, full_dropped, drop);
-    out.warnings.push_back(fmt::format("incomplete ({} of {} runs): no score; figures for a full set marked projected",
+    out.warnings.push_back(fmt::format("incomplete ({} of {} runs): no verdict; figures for a full set marked projected",
                                        dir.result_files.size(), out.required_runs));
   } else {
     out.olympic_minutes = olympic_mean(counted, dropped, drop);
@@ -311,6 +315,7 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
   }
 
   // Convergence against the RCPs (§4).
+  std::optional<RcpVerdict> projected_rcp;
   if (facts) {
     RcpSubmission sub;
     sub.benchmark = out.benchmark;
@@ -330,7 +335,6 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
         unreadable_size = true;
       }
     }
-    if (incomplete) sub.samples_to_converge = repeated_to(sub.samples_to_converge, facts->required_runs);
     if (!unreadable_size && sizes.size() == 1 && benchmarks.size() <= 1) sub.batch_size = *sizes.begin();
     if (sizes.size() > 1) {
       out.warnings.push_back(fmt::format("runs use different global batch sizes: {}", fmt::join(sizes, ", ")));
@@ -339,6 +343,14 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
       auto records = data.rcps(*facts, out.ruleset);
       std::vector<RcpRecord> set = options.rcp_pass == RcpPass::kPruned ? prune_rcps(*records) : *records;
       out.rcp = check_rcp(set, sub);
+      if (incomplete) {
+        // The set judged as a full one whose runs converge like these (repeated in turn).
+        RcpSubmission full = sub;
+        full.samples_to_converge = repeated_to(sub.samples_to_converge, facts->required_runs);
+        projected_rcp = check_rcp(set, full);
+        // Too few runs for the official figures (a first run): the projection is all there is.
+        if (!official_olympic) out.rcp = *projected_rcp;
+      }
     } catch (const std::exception& e) {
       out.rcp = RcpVerdict{};
       out.rcp.message = e.what();
@@ -360,7 +372,8 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
     out.score_minutes = *out.olympic_minutes * (out.rcp.passed ? out.rcp.normalization_factor : 1.0);
   }
   if (projected_olympic) {
-    out.projected_score_minutes = *projected_olympic * (out.rcp.passed ? out.rcp.normalization_factor : 1.0);
+    const RcpVerdict& p = projected_rcp ? *projected_rcp : out.rcp;
+    out.projected_score_minutes = *projected_olympic * (p.passed ? p.normalization_factor : 1.0);
   }
   out.passed = out.olympic_minutes.has_value() && rcp_ok;
   out.verdict = incomplete ? "incomplete" : out.passed ? "passed" : "failed";
