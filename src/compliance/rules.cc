@@ -111,7 +111,7 @@ ConfigFile parse_config(std::string_view yaml_text, const std::string& name) {
       throw std::runtime_error(fmt::format("{} (line {}): a record must be one of KEY, BEGIN, END", name, record.Mark().line + 1));
     }
     std::string kind = record.begin()->first.as<std::string>();
-    const YAML::Node& body = record.begin()->second;
+    const YAML::Node body = record.begin()->second;  // a handle: the iterator is a temporary
     std::string where = fmt::format("{} {}", name, kind);
     if (kind == "BEGIN") {
       std::string text = body["CODE"] ? body["CODE"].as<std::string>() : "";
