@@ -415,9 +415,8 @@ Ruleset ruleset_of(const BenchmarkDir& dir, const DataContext& data, const Score
 
 // The official summarizer reads every log through the compliance checker and drops the logs
 // it rejects (result_summarizer.py _read_result_file): scoring does the same, with the
-// official configs of configs/compliance/ for the rulesets `dirs` are judged under, unless
-// `options` brings its rules (check). Rules that cannot be loaded leave scoring to §2's own
-// conditions; `problem` says why.
+// official configs for the rulesets `dirs` are judged under, unless `options` brings its rules
+// (check). Rules that cannot be loaded leave scoring to §2's own conditions; `problem` says why.
 struct SummarizerRules {
   ScoreOptions options;
   std::unique_ptr<compliance::RuleLibrary> library;
@@ -428,18 +427,8 @@ SummarizerRules with_compliance_rules(const std::vector<BenchmarkDir>& dirs, con
                                       const ScoreOptions& options) {
   SummarizerRules out{options, nullptr, ""};
   if (options.compliance_rules) return out;
-  std::set<Ruleset> rulesets;
-  bool guessed = false;  // a directory whose ruleset is guessed from its logs may need any folder
-  for (const auto& d : dirs) {
-    if (d.loadgen) continue;
-    rulesets.insert(ruleset_of(d, data, options));
-    guessed = guessed || (!options.ruleset && !d.path_ruleset);
-  }
-  if (rulesets.empty()) return out;
   try {
-    const std::filesystem::path root = data.root() / "configs" / "compliance";
-    out.library = std::make_unique<compliance::RuleLibrary>(guessed ? compliance::RuleLibrary::load(root)
-                                                                     : compliance::RuleLibrary::load(root, rulesets));
+    out.library = std::make_unique<compliance::RuleLibrary>(load_compliance_rules(dirs, data, options));
     out.options.compliance_rules = out.library.get();
   } catch (const std::exception& e) {
     out.problem = fmt::format("official compliance rules not loaded ({}): runs judged by scoring.md §2 only", e.what());
@@ -448,6 +437,20 @@ SummarizerRules with_compliance_rules(const std::vector<BenchmarkDir>& dirs, con
 }
 
 }  // namespace
+
+compliance::RuleLibrary load_compliance_rules(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
+                                              const ScoreOptions& options) {
+  std::set<Ruleset> rulesets;
+  bool guessed = false;  // a directory whose ruleset is guessed from its logs may need any folder
+  for (const auto& d : dirs) {
+    if (d.loadgen) continue;
+    rulesets.insert(ruleset_of(d, data, options));
+    guessed = guessed || (!options.ruleset && !d.path_ruleset);
+  }
+  if (rulesets.empty()) return {};
+  const std::filesystem::path root = data.root() / "configs" / "compliance";
+  return guessed ? compliance::RuleLibrary::load(root) : compliance::RuleLibrary::load(root, rulesets);
+}
 
 DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options) {
   SummarizerRules rules = with_compliance_rules({dir}, data, options);

@@ -13,6 +13,8 @@ namespace mlperf {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::binary;
+using testing::q;
 using testing::example_system;
 using testing::read_file;
 using testing::run_command;
@@ -21,8 +23,6 @@ using testing::source_dir;
 using testing::TempDir;
 using testing::write_file;
 
-std::string binary() { return MLPERF_SCORE_BINARY; }
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
 std::size_t occurrences(const std::string& text, const std::string& needle) {
   std::size_t n = 0;

@@ -15,13 +15,13 @@
 namespace mlperf {
 namespace {
 
+using testing::binary;
+using testing::q;
 using testing::example_system;
 using testing::run_command;
 using testing::source_dir;
 using testing::TempDir;
 
-std::string binary() { return MLPERF_SCORE_BINARY; }
-std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
 TEST(CliCompare, ExamplesAgainstACopyOfOneDirectory) {
   // The same llama31_8b logs in a second system folder: same score, speedup 1, grouped

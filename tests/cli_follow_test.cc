@@ -17,13 +17,13 @@ namespace mlperf {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::binary;
+using testing::q;
 using testing::example_system;
 using testing::read_file;
 using testing::run_command;
 using testing::TempDir;
 
-std::string binary() { return MLPERF_SCORE_BINARY; }
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
 // The lines of AMD's MI355X llama31_8b result_1.txt (run_stop: success, 102.682... minutes).
 std::vector<std::string> real_log_lines() {

@@ -24,14 +24,14 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace testing::hostile;
+using testing::binary;
+using testing::q;
 using testing::example_system;
 using testing::read_file;
 using testing::run_command;
 using testing::TempDir;
 using testing::write_file;
 
-std::string binary() { return MLPERF_SCORE_BINARY; }
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
 // What one command did: exit status (-1 when killed by a signal), stdout, stderr.
 struct Outcome {

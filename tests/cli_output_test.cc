@@ -23,6 +23,7 @@ namespace mlperf {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::q;
 using testing::example_system;
 using testing::names_in;
 using testing::read_file;
@@ -31,7 +32,6 @@ using testing::source_dir;
 using testing::TempDir;
 using testing::write_file;
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
 
 bool is_char_device(const fs::path& p) {

@@ -10,14 +10,14 @@
 namespace mlperf {
 namespace {
 
+using testing::binary;
+using testing::q;
 using testing::example_system;
 using testing::read_file;
 using testing::run_command;
 using testing::TempDir;
 using testing::write_file;
 
-std::string binary() { return MLPERF_SCORE_BINARY; }
-std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
 // Noise, rank prefixes, a CRLF line, a bad line, two tokens on one line, no final newline.
 const std::string kLog =

@@ -11,6 +11,7 @@
 namespace mlperf {
 namespace {
 
+using testing::q;
 using testing::example_system;
 using testing::placeholder_copy;
 using testing::read_file;
@@ -20,7 +21,6 @@ using testing::source_dir;
 using testing::TempDir;
 using testing::write_file;
 
-std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
 std::string sysfs(const char* tree) { return q(source_dir() / "tests/data/sysfs" / tree); }
 

@@ -14,12 +14,12 @@ namespace mlperf {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::binary;
+using testing::q;
 using testing::example_system;
 using testing::run_command;
 using testing::TempDir;
 
-std::string binary() { return MLPERF_SCORE_BINARY; }
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
 const fs::path kLlama8b = "llama31_8b";
 

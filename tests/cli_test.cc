@@ -11,14 +11,14 @@
 namespace mlperf {
 namespace {
 
+using testing::binary;
+using testing::q;
 using testing::example_system;
 using testing::run_command;
 using testing::source_dir;
 using testing::TempDir;
 
-std::string binary() { return MLPERF_SCORE_BINARY; }
 
-std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
 TEST(Cli, ScoreExamplesAsJson) {
   auto r = run_command(binary() + " score --format json " + q(source_dir() / "data/examples/training_results_v5.1") + " 2>/dev/null");

@@ -25,6 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace testing::hostile;
+using testing::binary;
+using testing::q;
 using testing::names_in;
 using testing::read_file;
 using testing::run_command;
@@ -32,8 +34,6 @@ using testing::source_dir;
 using testing::TempDir;
 using testing::write_file;
 
-std::string binary() { return MLPERF_SCORE_BINARY; }
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
 // The commands this file covers; EveryCommandIsCovered fails when the binary has another.
 const std::set<std::string> kCovered = {"check", "compare", "follow", "parse", "probe", "score", "summarize"};

@@ -45,6 +45,12 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+/// The built mlperf-score binary the CLI tests run.
+inline std::string binary() { return MLPERF_SCORE_BINARY; }
+
+/// `p` single-quoted for /bin/sh (test paths hold no single quote).
+inline std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
 /// A ruleset the test knows to be valid, e.g. rs("5.1.0").
 inline Ruleset rs(const char* text) {
   auto r = Ruleset::parse(text);

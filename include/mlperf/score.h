@@ -187,6 +187,15 @@ std::string utc_date(double time_ms);
 std::optional<Ruleset> guess_ruleset(const std::string& benchmark, const std::vector<Run>& runs,
                                      const DataContext& data, std::string& reason);
 
+/// The official compliance rules (configs/compliance/training_X.Y.Z/) for the rulesets the
+/// training directories among `dirs` are judged under; every shipped folder when one of them
+/// has its ruleset guessed from its logs (no --ruleset, no round in its path). Empty when
+/// `dirs` holds no training directory. What score_directories loads unless
+/// ScoreOptions::compliance_rules is set. Throws std::runtime_error naming the config that is
+/// missing or malformed.
+compliance::RuleLibrary load_compliance_rules(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
+                                              const ScoreOptions& options);
+
 /// Scores one directory (§2–§5). Reads only; never writes into the directory. Unreadable
 /// files are reported in `errors` and left out.
 DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data,

@@ -52,19 +52,10 @@ int run_check(const CheckArgs& args) {
       for (auto& d : collect_benchmark_dirs({path}, status, args.glob)) dirs.push_back(std::move(d));
     }
   }
-  // The compliance rules of the rulesets these directories are judged under (as scoring picks them).
-  // A directory without --ruleset or a round in its path gets a ruleset guessed from its logs:
-  // then every shipped folder may be needed.
-  std::set<Ruleset> rulesets;
-  bool guessed = false;
-  for (const auto& d : dirs) {
-    rulesets.insert(options.ruleset ? *options.ruleset : d.path_ruleset ? *d.path_ruleset : data->facts().newest_ruleset());
-    guessed = guessed || (!options.ruleset && !d.path_ruleset && !d.loadgen);
-  }
+  // The official compliance rules, loaded here so that a broken rules folder is an input error.
   compliance::RuleLibrary rules;
   try {
-    const std::filesystem::path root = data->root() / "configs" / "compliance";
-    rules = guessed ? compliance::RuleLibrary::load(root) : compliance::RuleLibrary::load(root, rulesets);
+    rules = load_compliance_rules(dirs, *data, options);
   } catch (const std::exception& e) {
     fmt::print(stderr, "mlperf-score: {}\n", e.what());
     return kExitInputError;

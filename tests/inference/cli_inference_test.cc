@@ -10,13 +10,13 @@ namespace mlperf::inference {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::binary;
+using testing::q;
 using testing::run_command;
 using testing::source_dir;
 using testing::TempDir;
 using testing::write_file;
 
-std::string binary() { return MLPERF_SCORE_BINARY; }
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
 TEST(CliInference, ScoreReportsInferenceAndTrainingFoldersSideBySide) {
   auto before = testing::snapshot(source_dir() / "data/examples");
