@@ -254,6 +254,11 @@ void check_olympic_score(const DirectoryResult& r, CheckReport& report, Collecto
 }
 
 void check_rcp(const DirectoryResult& r, Collector& out) {
+  if (r.rcp.rcp_case == RcpCase::kNotChecked) {
+    // As the official summarizer: no RCP verdict, the score stands unscaled.
+    out.add("rcp", Finding::kWarning, r.dir.path.string(), 0, "RCP " + r.rcp.message);
+    return;
+  }
   if (r.rcp.passed) return;
   bool open = r.division == "open";
   std::string message = r.rcp.message.empty() ? std::string("the RCP check failed") : r.rcp.message;

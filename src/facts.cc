@@ -87,6 +87,7 @@ BenchmarkFacts benchmark_of(const std::string& name, const nlohmann::json& j,
     }
   }
   f.rcp_samples_key = j.value("rcp_samples_key", "Epochs to converge");
+  f.official_rcp_check = j.value("official_rcp_check", true);
   for (const auto& t : j.value("quality_targets", nlohmann::json::array())) {
     QualityTarget q;
     const auto& span = t.at("rulesets");

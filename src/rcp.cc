@@ -144,8 +144,9 @@ void evaluate(const RcpRecord& record, const RcpSubmission& sub, RcpVerdict& v) 
   std::sort(runs.begin(), runs.end());
   const std::optional<double> sub_mean = olympic_mean(runs, sub.olympic_drop);
   if (!sub_mean) {
+    // The official checker takes the mean of an empty slice: NaN, and the check fails.
     v.passed = false;
-    v.normalization_factor = 1.0;
+    v.normalization_factor = std::numeric_limits<double>::quiet_NaN();
     v.message = "too few runs (" + std::to_string(runs.size()) +
                 ") for an olympic mean that drops " + std::to_string(sub.olympic_drop) +
                 " at each end";
@@ -340,6 +341,7 @@ const char* to_string(RcpCase c) {
     case RcpCase::kNoRcps: return "no_rcps";
     case RcpCase::kInsufficientConvergence: return "insufficient_convergence";
     case RcpCase::kNoBatchSize: return "no_batch_size";
+    case RcpCase::kNotChecked: return "not_checked";
   }
   return "unknown";
 }

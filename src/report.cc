@@ -39,9 +39,28 @@ std::string run_status(const Run& run) {
   return *run.status;
 }
 
+// The RCP verdict as JSON: `passed` null where the check was not made (kNotChecked), the
+// normalization factor null where it is not a number (too few runs).
+nlohmann::json rcp_json(const RcpVerdict& v, RcpPass pass) {
+  return {
+      {"pass", pass_name(pass)},
+      {"passed", v.rcp_case == RcpCase::kNotChecked ? nlohmann::json() : nlohmann::json(v.passed)},
+      {"case", to_string(v.rcp_case)},
+      {"normalization_factor", json_number_or_null(v.normalization_factor)},
+      {"rcp_mean", json_number_or_null(v.rcp_mean)},
+      {"min_mean", json_number_or_null(v.min_mean)},
+      {"max_speedup", json_number_or_null(v.max_speedup)},
+      {"submission_mean", json_number_or_null(v.submission_mean)},
+      {"record", v.record ? nlohmann::json(v.record->name) : nlohmann::json()},
+      {"record_batch_size", v.record ? nlohmann::json(v.record->batch_size) : nlohmann::json()},
+      {"message", v.message},
+  };
+}
+
 std::string verdict_text(const DirectoryResult& r) {
   if (r.verdict == "incomplete") return fmt::format("incomplete ({} of {} runs)", r.dir.result_files.size(), r.required_runs);
   if (!r.olympic_minutes) return "FAILED (no valid olympic score)";
+  if (r.rcp.rcp_case == RcpCase::kNotChecked) return "PASSED (RCP not checked)";
   return r.rcp.passed ? "PASSED" : "FAILED (RCP check)";
 }
 
@@ -73,8 +92,8 @@ Row directory_row(const DirectoryResult& r, bool full_precision) {
                std::to_string(counted),
                num(r.olympic_minutes, "{:.4f}"),
                to_string(r.rcp.rcp_case),
-               r.rcp.passed ? "true" : "false",
-               num(r.rcp.normalization_factor, "{:.6f}"),
+               r.rcp.rcp_case == RcpCase::kNotChecked ? "" : r.rcp.passed ? "true" : "false",
+               std::isnan(r.rcp.normalization_factor) ? "" : num(r.rcp.normalization_factor, "{:.6f}"),
                num(r.score_minutes, "{:.2f}"),
                r.expected ? fmt::format("{}", r.expected->expected.published_minutes) : "",
                r.expected ? num(r.expected->delta_percent, "{:+.2f}") : "",
@@ -117,19 +136,7 @@ nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
         {"parse_errors", errors},
     });
   }
-  nlohmann::json rcp = {
-      {"pass", pass_name(pass)},
-      {"passed", r.rcp.passed},
-      {"case", to_string(r.rcp.rcp_case)},
-      {"normalization_factor", r.rcp.normalization_factor},
-      {"rcp_mean", json_number_or_null(r.rcp.rcp_mean)},
-      {"min_mean", json_number_or_null(r.rcp.min_mean)},
-      {"max_speedup", json_number_or_null(r.rcp.max_speedup)},
-      {"submission_mean", json_number_or_null(r.rcp.submission_mean)},
-      {"record", r.rcp.record ? nlohmann::json(r.rcp.record->name) : nlohmann::json()},
-      {"record_batch_size", r.rcp.record ? nlohmann::json(r.rcp.record->batch_size) : nlohmann::json()},
-      {"message", r.rcp.message},
-  };
+  nlohmann::json rcp = rcp_json(r.rcp, pass);
   nlohmann::json expected;
   if (r.expected) {
     const auto& e = *r.expected;
@@ -172,9 +179,29 @@ nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
       {"expected", expected},
       {"passed", r.passed},
       {"verdict", r.verdict},
+      {"projected_rcp", r.projected_rcp ? rcp_json(*r.projected_rcp, pass) : nlohmann::json()},
       {"projected_score_minutes", json_number_or_null(r.projected_score_minutes)},
       {"warnings", r.warnings},
   };
+}
+
+// The RCP check as the text table shows it: the verdict line under `title` (14 columns),
+// then the record, means, speedup, factor and message.
+void print_rcp_block(std::ostream& out, const char* title, const RcpVerdict& v, RcpPass pass) {
+  if (v.rcp_case == RcpCase::kNotChecked) {
+    fmt::print(out, "  {} not checked\n    {}\n", title, v.message);
+    return;
+  }
+  fmt::print(out, "  {} {} ({} set){}\n", title, v.passed ? "passed" : "FAILED", pass_name(pass),
+             v.record ? fmt::format(", record {} (BS {})", v.record->name, v.record->batch_size) : "");
+  fmt::print(out, "    case                     {}\n", to_string(v.rcp_case));
+  fmt::print(out, "    RCP mean                 {}\n", opt_text(v.rcp_mean, "{:.2f}"));
+  fmt::print(out, "    smallest acceptable mean {}\n", opt_text(v.min_mean, "{:.2f}"));
+  fmt::print(out, "    max speedup              {}\n", opt_text(v.max_speedup, "{:.7f}"));
+  fmt::print(out, "    submission mean          {}\n", opt_text(v.submission_mean, "{:.2f}"));
+  fmt::print(out, "    normalization factor     {}\n",
+             std::isnan(v.normalization_factor) ? std::string("none") : fmt::format("{}", v.normalization_factor));
+  if (!v.message.empty()) fmt::print(out, "    {}\n", v.message);
 }
 
 void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
@@ -206,16 +233,7 @@ void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
   for (const auto& run : r.runs) counted += run.counted() ? 1 : 0;
   fmt::print(out, "\n  olympic mean   {} minutes ({} of {} runs counted, {} trimmed each end)\n",
              opt_text(r.olympic_minutes), counted, r.runs.size(), r.olympic_drop);
-  fmt::print(out, "  RCP check      {}{} ({} set){}\n", r.verdict == "incomplete" && !r.olympic_minutes ? "projected: " : "",
-             r.rcp.passed ? "passed" : "FAILED", pass_name(pass),
-             r.rcp.record ? fmt::format(", record {} (BS {})", r.rcp.record->name, r.rcp.record->batch_size) : "");
-  fmt::print(out, "    case                     {}\n", to_string(r.rcp.rcp_case));
-  fmt::print(out, "    RCP mean                 {}\n", opt_text(r.rcp.rcp_mean, "{:.2f}"));
-  fmt::print(out, "    smallest acceptable mean {}\n", opt_text(r.rcp.min_mean, "{:.2f}"));
-  fmt::print(out, "    max speedup              {}\n", opt_text(r.rcp.max_speedup, "{:.7f}"));
-  fmt::print(out, "    submission mean          {}\n", opt_text(r.rcp.submission_mean, "{:.2f}"));
-  fmt::print(out, "    normalization factor     {}\n", fmt::format("{}", r.rcp.normalization_factor));
-  if (!r.rcp.message.empty()) fmt::print(out, "    {}\n", r.rcp.message);
+  print_rcp_block(out, "RCP check     ", r.rcp, pass);
   if (r.scaling_json_factor) fmt::print(out, "    scaling.json             {}\n", *r.scaling_json_factor);
   fmt::print(out, "  score          {}   {}\n",
              r.score_minutes ? fmt::format("{:.2f} minutes", *r.score_minutes) : std::string("none"),
@@ -224,7 +242,8 @@ void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
     fmt::print(out, "  projected      {} (a full set of {} runs converging like these){}\n",
                r.projected_score_minutes ? fmt::format("{:.2f} minutes", *r.projected_score_minutes)
                                          : std::string("none"),
-               r.required_runs, r.olympic_minutes ? "" : "; the RCP check above is projected");
+               r.required_runs, r.projected_rcp ? "; its RCP check:" : "");
+    if (r.projected_rcp) print_rcp_block(out, "projected RCP ", *r.projected_rcp, pass);
   }
   if (r.expected) {
     const auto& e = *r.expected;

@@ -316,7 +316,15 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
 
   // Convergence against the RCPs (§4).
   std::optional<RcpVerdict> projected_rcp;
-  if (facts) {
+  if (facts && !facts->official_rcp_check) {
+    out.rcp = RcpVerdict{};
+    out.rcp.rcp_case = RcpCase::kNotChecked;
+    out.rcp.normalization_factor = std::numeric_limits<double>::quiet_NaN();  // none computed; the score is × 1.0
+    out.rcp.message = fmt::format(
+        "not checked: the official RCP checker has no entry for {} in its table of submission runs, so the "
+        "official summarizer reports the score unscaled with no RCP verdict",
+        out.benchmark);
+  } else if (facts) {
     RcpSubmission sub;
     sub.benchmark = out.benchmark;
     sub.ruleset = out.ruleset;
@@ -348,8 +356,7 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
         RcpSubmission full = sub;
         full.samples_to_converge = repeated_to(sub.samples_to_converge, facts->required_runs);
         projected_rcp = check_rcp(set, full);
-        // Too few runs for the official figures (a first run): the projection is all there is.
-        if (!official_olympic) out.rcp = *projected_rcp;
+        out.projected_rcp = projected_rcp;
       }
     } catch (const std::exception& e) {
       out.rcp = RcpVerdict{};
@@ -363,10 +370,12 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
   // The score (§5). Convergence against the RCPs binds the closed division only (MLPerf
   // Training rules); an open result is scored with the factor the check gives (1.0 on a fail).
   bool rcp_required = out.division != "open";
-  if (!rcp_required && !out.rcp.passed) {
+  if (!rcp_required && !out.rcp.passed && out.rcp.rcp_case != RcpCase::kNotChecked) {
     out.warnings.push_back("RCP check failed; not required in the open division");
   }
-  bool rcp_ok = out.rcp.passed || !rcp_required;
+  const bool rcp_not_checked = out.rcp.rcp_case == RcpCase::kNotChecked;
+  if (rcp_not_checked) out.warnings.push_back("RCP " + out.rcp.message);
+  bool rcp_ok = out.rcp.passed || !rcp_required || rcp_not_checked;
   // The score is reported whatever the RCP verdict (olympic mean × 1.0 on a fail); the verdict fails.
   if (out.olympic_minutes) {
     out.score_minutes = *out.olympic_minutes * (out.rcp.passed ? out.rcp.normalization_factor : 1.0);

@@ -118,13 +118,19 @@ TEST(CliReproducer, ALoneFirstRunIsIncompleteWithItsFiguresAndTheProjection) {
   const double minutes = r["runs"][0]["minutes"].get<double>();
   EXPECT_NEAR(minutes, 102.68, 0.005);
   EXPECT_TRUE(r["score_minutes"].is_null());
+  // The official checker on one run: no olympic mean of samples, so it fails with factor NaN (null).
+  EXPECT_EQ(r["rcp"]["passed"], false);
+  EXPECT_TRUE(r["rcp"]["normalization_factor"].is_null());
   EXPECT_TRUE(r["rcp"]["rcp_mean"].is_number());
-  EXPECT_TRUE(r["rcp"]["min_mean"].is_number());
+  // The projection: ten runs converging like this one.
+  const auto& p = r["projected_rcp"];
+  EXPECT_EQ(p["case"], r["rcp"]["case"]);
+  EXPECT_TRUE(p["min_mean"].is_number());
   const double samples = r["runs"][0]["samples_to_converge"].get<double>();
-  EXPECT_DOUBLE_EQ(r["rcp"]["submission_mean"].get<double>(), samples);
+  EXPECT_DOUBLE_EQ(p["submission_mean"].get<double>(), samples);
+  EXPECT_EQ(p["passed"], true);
   // Ten runs like this one: olympic mean = its minutes, times the RCP factor.
-  EXPECT_NEAR(r["projected_score_minutes"].get<double>(),
-              minutes * r["rcp"]["normalization_factor"].get<double>(), 1e-9);
+  EXPECT_NEAR(r["projected_score_minutes"].get<double>(), minutes * p["normalization_factor"].get<double>(), 1e-9);
   EXPECT_DOUBLE_EQ(r["expected"]["published_minutes"].get<double>(), 99.71);
   EXPECT_EQ(r["expected"]["projected"], true);
 
@@ -132,6 +138,7 @@ TEST(CliReproducer, ALoneFirstRunIsIncompleteWithItsFiguresAndTheProjection) {
   EXPECT_EQ(table.status, 0);
   EXPECT_NE(table.out.find("incomplete (1 of 10 runs)"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("published 99.71 minutes (about 100); projected"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("projected RCP  passed"), std::string::npos) << table.out;
 
   auto check = run_command(binary() + " check " + q(dir) + " >/dev/null 2>&1");
   EXPECT_NE(check.status, 0);  // check still fails run_count

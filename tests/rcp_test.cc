@@ -323,6 +323,8 @@ TEST(CheckRcp, TooFewRunsForTheOlympicSliceFails) {
   EXPECT_FALSE(v.passed);
   EXPECT_FALSE(v.submission_mean.has_value());
   EXPECT_FALSE(v.message.empty());
+  // The official checker's mean of an empty slice: NaN.
+  EXPECT_TRUE(std::isnan(v.normalization_factor));
 }
 
 TEST(CheckRcp, Llama405bRuleAppliesFromRuleset500) {

@@ -2,7 +2,12 @@
 
 #include "mlperf/score.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "mlperf/report.h"
 
 #include "test_support.h"
 
@@ -196,6 +201,37 @@ TEST_F(DamagedCopy, MixedBatchSizesFailTheRcpCheck) {
   EXPECT_EQ(r.rcp.rcp_case, RcpCase::kNoBatchSize);
   EXPECT_FALSE(r.rcp.passed);
   EXPECT_FALSE(r.passed);
+}
+
+// dlrm and minigo are not in the official RCP checker's table of submission runs: it raises,
+// and the official summarizer reports the score unscaled with no RCP verdict (issue #16).
+TEST_F(DamagedCopy, ABenchmarkTheOfficialRcpCheckerCannotCheckIsScoredUnscaled) {
+  const std::filesystem::path root = tmp_.path() / "data";
+  std::filesystem::create_directories(root);
+  std::filesystem::copy(source_dir() / "configs", root / "configs", std::filesystem::copy_options::recursive);
+  auto facts = nlohmann::json::parse(testing::read_file(root / "configs/benchmarks.json"));
+  EXPECT_EQ(facts["benchmarks"]["dlrm"]["official_rcp_check"], false);
+  EXPECT_EQ(facts["benchmarks"]["minigo"]["official_rcp_check"], false);
+  facts["benchmarks"]["llama31_8b"]["official_rcp_check"] = false;
+  testing::write_file(root / "configs/benchmarks.json", facts.dump(2));
+  DataContext unchecked{root};
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(dir_, errors);
+  ASSERT_EQ(dirs.size(), 1u);
+  const DirectoryResult checked = score_directory(dirs[0], data, {});
+  const DirectoryResult r = score_directory(dirs[0], unchecked, {});
+  EXPECT_EQ(r.rcp.rcp_case, RcpCase::kNotChecked);
+  EXPECT_TRUE(std::isnan(r.rcp.normalization_factor));
+  ASSERT_TRUE(r.olympic_minutes && r.score_minutes && checked.score_minutes);
+  EXPECT_DOUBLE_EQ(*r.score_minutes, *r.olympic_minutes);
+  EXPECT_DOUBLE_EQ(*r.olympic_minutes, *checked.olympic_minutes);
+  EXPECT_GT(checked.rcp.normalization_factor, 1.0);  // the check would have scaled it
+  EXPECT_TRUE(r.passed);
+  EXPECT_EQ(r.verdict, "passed");
+  auto j = to_json(r, RcpPass::kPruned);
+  EXPECT_TRUE(j["rcp"]["passed"].is_null());
+  EXPECT_TRUE(j["rcp"]["normalization_factor"].is_null());
+  EXPECT_EQ(j["rcp"]["case"], "not_checked");
 }
 
 TEST_F(DamagedCopy, OpenDivisionDoesNotNeedTheRcpCheck) {

@@ -51,6 +51,10 @@ struct BenchmarkFacts {
   /// kMetricStep only: thresholds a step must meet to count as converged (§4.1).
   std::map<std::string, Bounds> convergence_metrics;
   std::string rcp_samples_key = "Epochs to converge";  ///< key of the list in the RCP records
+  /// False for benchmarks the official RCP checker cannot check: its table of submission runs
+  /// (mlperf_logging rcp_checker.py `submission_runs`) has no entry for them, so it raises and
+  /// the official summarizer reports the score unscaled with no RCP verdict (dlrm, minigo).
+  bool official_rcp_check = true;
   std::vector<QualityTarget> quality_targets;
 
   /// The quality target in force for `ruleset`, or nullptr when the spec names none.

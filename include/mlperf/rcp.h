@@ -57,10 +57,13 @@ enum class RcpCase {
   kNoRcps,
   kInsufficientConvergence,
   kNoBatchSize,
+  /// The official RCP checker cannot check this benchmark (BenchmarkFacts::official_rcp_check
+  /// false): no verdict, no normalization factor (NaN), and the score stands unscaled (× 1.0).
+  kNotChecked,
 };
 
 /// "exact", "interpolated", "smaller_batch_fallback", "missing", "no_rcps",
-/// "insufficient_convergence", "no_batch_size".
+/// "insufficient_convergence", "no_batch_size", "not_checked".
 const char* to_string(RcpCase c);
 
 /// What the RCP check needs to know about one directory's runs.
@@ -79,7 +82,7 @@ struct RcpSubmission {
 struct RcpVerdict {
   bool passed = false;
   RcpCase rcp_case = RcpCase::kNoRcps;
-  double normalization_factor = 1.0;     ///< rcp mean / submission mean, or 1.0 (§4.6)
+  double normalization_factor = 1.0;     ///< max(1, rcp mean / submission mean) (§4.6); NaN when the runs are too few for an olympic mean (as the official checker gives it)
   std::optional<RcpRecord> record;       ///< the record (or interpolation) compared with
   std::optional<double> rcp_mean;        ///< record mean
   std::optional<double> min_mean;        ///< rcp mean / max speedup: smallest passing mean

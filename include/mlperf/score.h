@@ -169,10 +169,13 @@ struct DirectoryResult {
   /// `passed` is the run's validity and the training fields stay empty.
   std::shared_ptr<const inference::InferenceResult> inference;
   /// "passed", "failed", or "incomplete" when fewer result files than the benchmark requires
-  /// were given (issue #14): then nothing is trimmed, there is no score, and `rcp` and
+  /// were given (issue #14). An incomplete set keeps the official figures of the runs given
+  /// (`olympic_minutes`, `rcp`, `score_minutes`: what the official summarizer reports for them,
+  /// none when they are too few for an olympic mean), and `projected_rcp` and
   /// `projected_score_minutes` are those of a full set whose runs converge like these (each
   /// run's samples to converge and minutes repeated in turn up to `required_runs`).
   std::string verdict = "failed";
+  std::optional<RcpVerdict> projected_rcp;        ///< incomplete sets: RCP check of the projected full set
   std::optional<double> projected_score_minutes;  ///< incomplete sets: projected score, minutes
 };
 

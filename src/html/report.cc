@@ -133,8 +133,13 @@ void training_section(Page& page, const DirectoryResult& r, RcpPass pass) {
   add_line("RCP mean", r.rcp.rcp_mean);
   add_line("smallest acceptable mean", r.rcp.min_mean);
   add_line("submission mean", r.rcp.submission_mean);
-  samples_table.row({"normalization factor", fmt::format("{}", r.rcp.normalization_factor)});
-  samples_table.row({"RCP check", fmt::format("{} ({}, {} set)", r.rcp.passed ? "passed" : "FAILED",
+  const std::string factor =
+      std::isnan(r.rcp.normalization_factor) ? std::string("none") : fmt::format("{}", r.rcp.normalization_factor);
+  samples_table.row({"normalization factor", factor});
+  samples_table.row({"RCP check", fmt::format("{} ({}, {} set)",
+                                              r.rcp.rcp_case == RcpCase::kNotChecked ? "not checked"
+                                              : r.rcp.passed                         ? "passed"
+                                                                                     : "FAILED",
                                               escape(to_string(r.rcp.rcp_case)),
                                               pass == RcpPass::kPruned ? "pruned" : "full")});
   page.chart("Samples to converge against the RCPs",
@@ -147,7 +152,7 @@ void training_section(Page& page, const DirectoryResult& r, RcpPass pass) {
   json score_codes = {"t", r.passed ? "c" : "d"};
   Table score_table({"", "minutes"});
   score_table.row({"olympic mean", num(r.olympic_minutes)});
-  score_table.row({"normalization factor", fmt::format("{}", r.rcp.normalization_factor)});
+  score_table.row({"normalization factor", factor});
   score_table.row({"score", num(r.score_minutes, "{:.2f}")});
   if (r.expected) {
     const auto& e = *r.expected;
