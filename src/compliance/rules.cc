@@ -369,309 +369,457 @@ std::string describe_failed_check(const std::string& key, const Expr& check, Env
                      parts.empty() ? std::string("the check false") : fmt::format("{}", fmt::join(parts, ", ")));
 }
 
-// One config's pass over the lines (mlp_compliance.py configured_checks).
-struct Judge {
-  const RuleLibrary& library;
-  std::vector<LogLine>& lines;
-  std::deque<std::string> queue;
-  struct Message {
-    RuleFinding finding;
-    std::string key;  // overwritable by a later config with a rule for this key; "" never
-  };
+// The configs applied to one log as it streams (mlp_compliance.py configured_checks).
+//
+// The official checker applies its queue of configs one after the other, each over every
+// line. Here every config that has been enqueued reads each line as it arrives ("runs" in
+// lockstep), so no line needs to be kept: a config's verdict depends only on its own state
+// `s` and the lines, in order. What the official order decides is restored at the end:
+// - a config enqueued at line k first reads lines 1..k again from a replay buffer, kept only
+//   while some running config can still enqueue another (its enqueue_config code sits in a
+//   rule of a submission_* key not yet seen, or of any other key, or in its END record);
+// - the configs are merged in the official queue order (breadth first from common.yaml),
+//   each withdrawing the findings of earlier ones about keys it rules on, and a config that
+//   stops the checker ends the merge there;
+// - the aggregated_eval_accuracy lines of a 4.x/5.0 stable_diffusion config are built
+//   while the lines stream and read by it and every later config at the end of the log.
+// Memory: per run its state and per-key counts (the first value of EXACTLY_ONE keys and
+// the distinct values a message can show), never the lines.
+
+struct Message {
+  RuleFinding finding;
+  std::string key;  // withdrawn by a later config with a rule for this key; "" never
+};
+
+// The aggregated_eval_accuracy lines of the 4.x/5.0 stable_diffusion BEGIN code (see
+// ConfigFile::aggregates_eval_accuracy), built line by line: one per samples_count, in order
+// of first appearance, stamped with the latest timestamp of its eval_accuracy lines. The
+// first problem the official code raises on is kept in `error`.
+struct EvalAggregator {
+  std::vector<LogLine> added;
+  std::optional<PyError> error;
+
+  void add(const LogLine& l) {
+    if (error || l.key != "eval_accuracy") return;
+    try {
+      const PyDict& v = *l.v.dict();
+      const PyValue& metadata = v.at("metadata");
+      static const Expr has_metric = Expr::parse("'metric' in v['metadata']");
+      Env env;
+      env.v = l.v;
+      if (!truthy(has_metric.eval(env))) return;
+      if (!metadata.dict()) throw PyError("TypeError", "metadata is not a dict");
+      auto sc = metadata.dict()->find("samples_count");
+      if (sc == metadata.dict()->end()) throw PyError("KeyError", "'samples_count'");
+      const PyValue& samples_count = sc->second;
+      if (samples_count.list() || samples_count.dict()) throw PyError("TypeError", "unhashable samples_count");
+      LogLine* group = nullptr;
+      for (auto& a : added) {
+        if (py_equal(a.v.dict()->at("value").dict()->at("samples_count"), samples_count)) group = &a;
+      }
+      if (!group) {
+        LogLine agg;
+        agg.line = l.line;
+        agg.timestamp = l.timestamp;
+        agg.key = "aggregated_eval_accuracy";
+        PyValue value = make_dict();
+        (*value.dict())["samples_count"] = samples_count;
+        agg.v = make_dict();
+        (*agg.v.dict())["value"] = value;
+        (*agg.v.dict())["metadata"] = make_dict();
+        added.push_back(std::move(agg));
+        group = &added.back();
+      }
+      group->timestamp = std::max(l.timestamp, group->timestamp);
+      const PyValue& metric = metadata.dict()->at("metric");
+      if (metric.list() || metric.dict()) throw PyError("TypeError", "unhashable metric");
+      (*group->v.dict()->at("value").dict())[metric.str() ? *metric.str() : repr(metric)] = v.at("value");
+    } catch (const PyError& e) {
+      error = e;
+    }
+  }
+};
+
+std::string rule_name(const ConfigFile& config, const std::string& key) { return config.name + ": " + key; }
+
+bool mentions_enqueue(const std::string& text) { return text.find("enqueue_config") != std::string::npos; }
+
+// What one config has seen of one key.
+struct Seen {
+  std::size_t count = 0;
+  std::uint64_t second_line = 0;  // line of the second occurrence (EXACTLY_ONE messages)
+  std::uint64_t last_line = 0;
+  bool executed = false;          // submission_*: PRE/CHECK/POST ran once
+  bool first_checked = false;
+  std::size_t atleast_passed = 0;
+  // EXACTLY_ONE keys: the first value, whether all were equal, and the distinct reprs a
+  // message shows (collected until their joined text passes what shorten() keeps).
+  std::optional<PyValue> first_value;
+  bool all_same = true;
+  std::vector<std::string> distinct;
+  std::size_t distinct_chars = 0;
+};
+
+// One config applied to the log (an entry of the official queue).
+struct ConfigRun {
+  std::string name;
+  const ConfigFile* config = nullptr;  // nullptr: the config does not exist
+  Env env;
+  std::vector<Seen> seen;  // by rule position
   std::vector<Message> messages;
-  std::vector<std::string> applied;
-  bool stopped = false;
+  std::vector<std::size_t> children;  // runs it enqueued, in order
+  bool stopped = false;               // the official checker stops in this config
+  bool enqueue_at_end = false;        // its END record may enqueue
+  std::vector<std::size_t> enqueue_rules;  // see find_enqueue_rules
 
   void put(bool error, std::uint64_t line, const std::string& rule, std::string message, std::string key) {
     messages.push_back({{error, line, rule, std::move(message)}, std::move(key)});
   }
-
   void stop(std::uint64_t line, const std::string& rule, const std::string& message) {
     put(true, line, rule, message + "; the official checker stops here and rejects the log", "");
     stopped = true;
   }
 
-  void apply(const ConfigFile& config);
-  void run_checks(const KeyRule& rule, const std::vector<Expr>& checks, const LogLine& line, Env& env,
-                  const ConfigFile& config);
-  bool run_code(const Code& code, const char* what, const KeyRule& rule, const LogLine& line, Env& env,
-                const ConfigFile& config);
-};
-
-std::string rule_name(const ConfigFile& config, const std::string& key) { return config.name + ": " + key; }
-
-void Judge::run_checks(const KeyRule& rule, const std::vector<Expr>& checks, const LogLine& line, Env& env,
-                       const ConfigFile& config) {
-  for (const Expr& check : checks) {
-    try {
-      if (!truthy(check.eval(env))) {
-        put(true, line.line, rule_name(config, rule.name), describe_failed_check(rule.name, check, env, config), rule.name);
+  void run_checks(const KeyRule& rule, const std::vector<Expr>& checks, const LogLine& line) {
+    for (const Expr& check : checks) {
+      try {
+        if (!truthy(check.eval(env))) {
+          put(true, line.line, rule_name(*config, rule.name), describe_failed_check(rule.name, check, env, *config),
+              rule.name);
+        }
+      } catch (const PyError& e) {
+        put(true, line.line, rule_name(*config, rule.name),
+            fmt::format("{}: the check `{}` cannot be evaluated ({}){} ({})", rule.name, check.text(), e.what(),
+                        division_words(*config), config->name),
+            rule.name);
       }
+    }
+  }
+
+  void run_code(const Code& code, const char* what, const KeyRule& rule, const LogLine& line) {
+    try {
+      code.exec(env);
     } catch (const PyError& e) {
-      put(true, line.line, rule_name(config, rule.name),
-          fmt::format("{}: the check `{}` cannot be evaluated ({}){} ({})", rule.name, check.text(), e.what(),
-                      division_words(config), config.name),
+      put(true, line.line, rule_name(*config, rule.name),
+          fmt::format("{}: the {} code `{}` fails ({}) ({})", rule.name, what, shorten(code.text()), e.what(),
+                      config->name),
           rule.name);
     }
   }
-}
 
-bool Judge::run_code(const Code& code, const char* what, const KeyRule& rule, const LogLine& line, Env& env,
-                     const ConfigFile& config) {
-  try {
-    code.exec(env);
-    return true;
-  } catch (const PyError& e) {
-    put(true, line.line, rule_name(config, rule.name),
-        fmt::format("{}: the {} code `{}` fails ({}) ({})", rule.name, what, shorten(code.text()), e.what(), config.name),
-        rule.name);
+  // The rules whose code or checks may call enqueue_config (found once, at start).
+  void find_enqueue_rules() {
+    for (std::size_t i = 0; i < config->keys.size(); ++i) {
+      const KeyRule& rule = config->keys[i];
+      bool code = (rule.pre && mentions_enqueue(rule.pre->text())) || (rule.post && mentions_enqueue(rule.post->text()));
+      for (const Expr& e : rule.checks) code |= mentions_enqueue(e.text());
+      for (const Expr& e : rule.first_checks) code |= mentions_enqueue(e.text());
+      if (rule.atleast_one_check) code |= mentions_enqueue(rule.atleast_one_check->text());
+      if (code) enqueue_rules.push_back(i);
+    }
+    enqueue_at_end = config->end_pre && mentions_enqueue(config->end_pre->text());
+    for (const Expr& e : config->end_checks) enqueue_at_end |= mentions_enqueue(e.text());
+  }
+
+  // True while this run can still enqueue a config from a line: a rule with enqueue code
+  // for a key other than submission_* (run on every line), or for a submission_* key whose
+  // first line has not come yet.
+  bool may_enqueue() const {
+    if (!config || stopped) return false;
+    for (std::size_t i : enqueue_rules) {
+      if (config->keys[i].name.find("submission_") == std::string::npos || !seen[i].executed) return true;
+    }
     return false;
   }
-}
 
-// The stable_diffusion BEGIN code of 4.x/5.0 (see ConfigFile::aggregates_eval_accuracy).
-// Throws PyError where that code raises (metadata without samples_count, …).
-void aggregate_eval_accuracy(std::vector<LogLine>& lines) {
-  std::vector<LogLine> added;  // in order of first appearance of their samples_count
-  const std::size_t n = lines.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    const LogLine& l = lines[i];
-    if (l.key != "eval_accuracy") continue;
-    const PyDict& v = *l.v.dict();
-    const PyValue& metadata = v.at("metadata");
-    static const Expr has_metric = Expr::parse("'metric' in v['metadata']");
-    Env env;
-    env.v = l.v;
-    if (!truthy(has_metric.eval(env))) continue;
-    if (!metadata.dict()) throw PyError("TypeError", "metadata is not a dict");
-    auto sc = metadata.dict()->find("samples_count");
-    if (sc == metadata.dict()->end()) throw PyError("KeyError", "'samples_count'");
-    const PyValue& samples_count = sc->second;
-    if (samples_count.list() || samples_count.dict()) throw PyError("TypeError", "unhashable samples_count");
-    LogLine* group = nullptr;
-    for (auto& a : added) {
-      if (py_equal(a.v.dict()->at("value").dict()->at("samples_count"), samples_count)) group = &a;
-    }
-    if (!group) {
-      LogLine agg;
-      agg.line = l.line;
-      agg.timestamp = l.timestamp;
-      agg.key = "aggregated_eval_accuracy";
-      PyValue value = make_dict();
-      (*value.dict())["samples_count"] = samples_count;
-      agg.v = make_dict();
-      (*agg.v.dict())["value"] = value;
-      (*agg.v.dict())["metadata"] = make_dict();
-      added.push_back(std::move(agg));
-      group = &added.back();
-    }
-    group->timestamp = std::max(l.timestamp, group->timestamp);
-    const PyValue& metric = metadata.dict()->at("metric");
-    if (metric.list() || metric.dict()) throw PyError("TypeError", "unhashable metric");
-    (*group->v.dict()->at("value").dict())[metric.str() ? *metric.str() : repr(metric)] = v.at("value");
-  }
-  for (auto& a : added) lines.push_back(std::move(a));
-}
-
-void Judge::apply(const ConfigFile& config) {
-  applied.push_back(config.name);
-  Env env;
-  env.s = make_dict();
-  env.enqueue_config = [this](const std::string& name) { queue.push_back(name); };
-  if (config.aggregates_eval_accuracy) {
-    try {
-      aggregate_eval_accuracy(lines);
-    } catch (const PyError& e) {
-      stop(0, config.name + ": BEGIN", fmt::format("the BEGIN code fails ({}) ({})", e.what(), config.name));
-      return;
-    }
-  }
-  if (config.begin) {
-    try {
-      config.begin->exec(env);
-    } catch (const PyError& e) {
-      stop(0, config.name + ": BEGIN", fmt::format("the BEGIN code fails ({}) ({})", e.what(), config.name));
-      return;
-    }
-  }
-  // Findings of earlier configs about keys this one rules on are withdrawn.
-  std::erase_if(messages, [&](const Message& m) { return !m.key.empty() && config.find(m.key) != nullptr; });
-
-  struct Seen {
-    std::vector<const LogLine*> lines;
-    bool executed = false;        // submission_*: PRE/CHECK/POST ran once
-    bool first_checked = false;
-    std::size_t atleast_passed = 0;
-  };
-  std::vector<Seen> seen(config.keys.size());  // by rule position
-  for (const LogLine& line : lines) {
-    int at = config.index_of(line.key);
-    if (at < 0) continue;
-    const KeyRule* rule = &config.keys[static_cast<std::size_t>(at)];
+  void read(const LogLine& line) {
+    if (!config || stopped) return;
+    int at = config->index_of(line.key);
+    if (at < 0) return;
+    const KeyRule* rule = &config->keys[static_cast<std::size_t>(at)];
     Seen& st = seen[static_cast<std::size_t>(at)];
-    st.lines.push_back(&line);
+    ++st.count;
+    if (st.count == 2) st.second_line = line.line;
+    st.last_line = line.line;
+    if (rule->req.kind == Requirement::kExactlyOne) {
+      const PyValue& value = line.v.dict()->at("value");
+      if (!st.first_value) {
+        st.first_value = value;
+      } else if (st.all_same && !py_equal(value, *st.first_value)) {
+        st.all_same = false;
+      }
+      if (st.distinct_chars <= 300) {
+        std::string r = repr(value);
+        if (std::find(st.distinct.begin(), st.distinct.end(), r) == st.distinct.end()) {
+          st.distinct_chars += r.size() + 2;
+          st.distinct.push_back(std::move(r));
+        }
+      }
+    }
     env.v = line.v;
     env.timestamp = line.timestamp;
     env.key = line.key;
     env.lineno = static_cast<std::int64_t>(line.line);
     if (!st.executed) {
-      if (rule->pre) run_code(*rule->pre, "PRE", *rule, line, env, config);
-      run_checks(*rule, rule->checks, line, env, config);
-      if (rule->post) run_code(*rule->post, "POST", *rule, line, env, config);
+      if (rule->pre) run_code(*rule->pre, "PRE", *rule, line);
+      run_checks(*rule, rule->checks, line);
+      if (rule->post) run_code(*rule->post, "POST", *rule, line);
     }
     if (!rule->first_checks.empty() && !st.first_checked) {
       st.first_checked = true;
-      run_checks(*rule, rule->first_checks, line, env, config);
+      run_checks(*rule, rule->first_checks, line);
     }
     if (rule->atleast_one_check) {
       try {
         if (truthy(rule->atleast_one_check->eval(env))) ++st.atleast_passed;
       } catch (const PyError& e) {
-        stop(line.line, rule_name(config, rule->name),
+        stop(line.line, rule_name(*config, rule->name),
              fmt::format("{}: the check `{}` cannot be evaluated ({}) ({})", rule->name,
-                         rule->atleast_one_check->text(), e.what(), config.name));
+                         rule->atleast_one_check->text(), e.what(), config->name));
         return;
       }
     }
     if (line.key.find("submission_") != std::string::npos) st.executed = true;
   }
-  for (std::size_t i = 0; i < config.keys.size(); ++i) {
-    const KeyRule& rule = config.keys[i];
-    if (config.find(rule.name) != &rule || !rule.atleast_one_check) continue;
-    const Seen& st = seen[i];
-    if (!st.lines.empty() && st.atleast_passed == 0) {
-      put(true, st.lines.back()->line, rule_name(config, rule.name),
-          fmt::format("some {} must satisfy `{}`{} ({}); none of the {} did", rule.name, rule.atleast_one_check->text(),
-                      division_words(config), config.name, st.lines.size()),
-          "");
-    }
-  }
-  auto count_of = [&](std::string_view key) -> std::size_t {
-    int i = config.index_of(key);
-    return i < 0 ? 0 : seen[static_cast<std::size_t>(i)].lines.size();
-  };
 
-  std::vector<std::vector<std::string>> alternatives;
-  for (const KeyRule& rule : config.keys) {
-    if (config.find(rule.name) != &rule) continue;  // replaced by a later record
-    const Seen& st = seen[static_cast<std::size_t>(config.index_of(rule.name))];
-    std::size_t count = st.lines.size();
-    std::string where = fmt::format("{} ({})", division_words(config), config.name);
-    std::string rname = rule_name(config, rule.name);
-    switch (rule.req.kind) {
-      case Requirement::kExactlyOne: {
-        if (count == 1) break;
-        if (count == 0) {
-          put(true, 0, rname, fmt::format("{} must be logged exactly once{}; found none", rule.name, where), rule.name);
+  // The occurrence requirements and the END record, after the last line.
+  void finish() {
+    if (!config || stopped) return;
+    const ConfigFile& cfg = *config;
+    for (std::size_t i = 0; i < cfg.keys.size(); ++i) {
+      const KeyRule& rule = cfg.keys[i];
+      if (cfg.find(rule.name) != &rule || !rule.atleast_one_check) continue;
+      const Seen& st = seen[i];
+      if (st.count > 0 && st.atleast_passed == 0) {
+        put(true, st.last_line, rule_name(cfg, rule.name),
+            fmt::format("some {} must satisfy `{}`{} ({}); none of the {} did", rule.name, rule.atleast_one_check->text(),
+                        division_words(cfg), cfg.name, st.count),
+            "");
+      }
+    }
+    auto count_of = [&](std::string_view key) -> std::size_t {
+      int i = cfg.index_of(key);
+      return i < 0 ? 0 : seen[static_cast<std::size_t>(i)].count;
+    };
+    std::vector<std::vector<std::string>> alternatives;
+    for (const KeyRule& rule : cfg.keys) {
+      if (cfg.find(rule.name) != &rule) continue;  // replaced by a later record
+      const Seen& st = seen[static_cast<std::size_t>(cfg.index_of(rule.name))];
+      std::size_t count = st.count;
+      std::string where = fmt::format("{} ({})", division_words(cfg), cfg.name);
+      std::string rname = rule_name(cfg, rule.name);
+      switch (rule.req.kind) {
+        case Requirement::kExactlyOne: {
+          if (count == 1) break;
+          if (count == 0) {
+            put(true, 0, rname, fmt::format("{} must be logged exactly once{}; found none", rule.name, where), rule.name);
+            break;
+          }
+          if (st.all_same) {
+            put(false, st.second_line, rname,
+                fmt::format("{} must be logged exactly once{}; found {} times with the same value {} (a warning)",
+                            rule.name, where, count, shorten(repr(*st.first_value))),
+                "");
+          } else {
+            put(true, st.second_line, rname,
+                fmt::format("{} must be logged exactly once{}; found {} times with different values: {}", rule.name,
+                            where, count, shorten(fmt::format("{}", fmt::join(st.distinct, ", ")))),
+                rule.name);
+          }
           break;
         }
-        const auto& ls = st.lines;
-        auto value_of = [](const LogLine* l) { return l->v.dict()->at("value"); };
-        bool same = std::all_of(ls.begin(), ls.end(), [&](const LogLine* l) { return py_equal(value_of(l), value_of(ls[0])); });
-        if (same) {
-          put(false, ls[1]->line, rname,
-              fmt::format("{} must be logged exactly once{}; found {} times with the same value {} (a warning)", rule.name,
-                          where, count, shorten(repr(value_of(ls[0])))),
-              "");
-        } else {
-          std::vector<std::string> values;
-          for (const LogLine* l : ls) {
-            std::string r = repr(value_of(l));
-            if (std::find(values.begin(), values.end(), r) == values.end()) values.push_back(r);
+        case Requirement::kAtLeastOne:
+          if (count == 0) {
+            put(true, 0, rname, fmt::format("{} must be logged at least once{}; found none", rule.name, where), rule.name);
           }
-          put(true, ls[1]->line, rname,
-              fmt::format("{} must be logged exactly once{}; found {} times with different values: {}", rule.name, where,
-                          count, shorten(fmt::format("{}", fmt::join(values, ", ")))),
-              rule.name);
+          break;
+        case Requirement::kAtLeast:
+          if (static_cast<int>(count) < rule.req.at_least) {
+            put(true, 0, rname,
+                fmt::format("{} must be logged at least {} times{}; found {}", rule.name, rule.req.at_least, where, count),
+                rule.name);
+          }
+          break;
+        case Requirement::kAtLeastOneOr: {
+          std::vector<std::string> alts{rule.name};
+          for (const auto& a : rule.req.alternatives) {
+            if (std::find(alts.begin(), alts.end(), a) == alts.end()) alts.push_back(a);
+          }
+          std::sort(alts.begin(), alts.end());
+          if (std::find(alternatives.begin(), alternatives.end(), alts) != alternatives.end()) break;
+          alternatives.push_back(alts);
+          // An alternative without a rule of its own in this config is never counted (the
+          // official reported_values holds only keys with rules): count_of gives 0 then.
+          bool any = std::any_of(alts.begin(), alts.end(), [&](const std::string& k) { return count_of(k) > 0; });
+          if (!any) {
+            put(true, 0, rname,
+                fmt::format("{} must be logged at least once{}; found none", fmt::format("{}", fmt::join(alts, " or ")),
+                            where),
+                "");
+          }
+          break;
         }
-        break;
+        case Requirement::kNone:
+        case Requirement::kOptional:
+          break;
       }
-      case Requirement::kAtLeastOne:
-        if (count == 0) {
-          put(true, 0, rname, fmt::format("{} must be logged at least once{}; found none", rule.name, where), rule.name);
-        }
-        break;
-      case Requirement::kAtLeast:
-        if (static_cast<int>(count) < rule.req.at_least) {
-          put(true, 0, rname,
-              fmt::format("{} must be logged at least {} times{}; found {}", rule.name, rule.req.at_least, where, count),
-              rule.name);
-        }
-        break;
-      case Requirement::kAtLeastOneOr: {
-        std::vector<std::string> alts{rule.name};
-        for (const auto& a : rule.req.alternatives) {
-          if (std::find(alts.begin(), alts.end(), a) == alts.end()) alts.push_back(a);
-        }
-        std::sort(alts.begin(), alts.end());
-        if (std::find(alternatives.begin(), alternatives.end(), alts) != alternatives.end()) break;
-        alternatives.push_back(alts);
-        // An alternative without a rule of its own in this config is never counted (the
-        // official reported_values holds only keys with rules): count_of gives 0 then.
-        bool any = std::any_of(alts.begin(), alts.end(), [&](const std::string& k) { return count_of(k) > 0; });
-        if (!any) {
-          put(true, 0, rname,
-              fmt::format("{} must be logged at least once{}; found none", fmt::format("{}", fmt::join(alts, " or ")),
-                          where),
-              "");
-        }
-        break;
+    }
+    // The END record, on the state the lines left (no line is current: v is the last line's).
+    if (cfg.end_pre) {
+      try {
+        cfg.end_pre->exec(env);
+      } catch (const PyError& e) {
+        stop(0, cfg.name + ": END", fmt::format("the END code fails ({}) ({})", e.what(), cfg.name));
+        return;
       }
-      case Requirement::kNone:
-      case Requirement::kOptional:
-        break;
+    }
+    for (const Expr& check : cfg.end_checks) {
+      bool ok = false;
+      std::string why;
+      try {
+        ok = truthy(check.eval(env));
+      } catch (const PyError& e) {
+        why = fmt::format(" (it cannot be evaluated: {})", e.what());
+      }
+      if (!ok) {
+        put(true, 0, cfg.name + ": END",
+            fmt::format("at the end of the log `{}` must hold ({}); it does not{}", shorten(check.text()), cfg.name, why),
+            "");
+      }
     }
   }
-
-  // The END record, on the state the lines left (no line is current: v is the last line's).
-  if (config.end_pre) {
-    try {
-      config.end_pre->exec(env);
-    } catch (const PyError& e) {
-      stop(0, config.name + ": END", fmt::format("the END code fails ({}) ({})", e.what(), config.name));
-      return;
-    }
-  }
-  for (const Expr& check : config.end_checks) {
-    bool ok = false;
-    std::string why;
-    try {
-      ok = truthy(check.eval(env));
-    } catch (const PyError& e) {
-      why = fmt::format(" (it cannot be evaluated: {})", e.what());
-    }
-    if (!ok) {
-      put(true, 0, config.name + ": END",
-          fmt::format("at the end of the log `{}` must hold ({}); it does not{}", shorten(check.text()), config.name, why),
-          "");
-    }
-  }
-}
+};
 
 }  // namespace
 
-LogVerdict judge_lines(const RuleLibrary& library, const Ruleset& ruleset, std::vector<LogLine> lines,
-                       bool parse_errors, bool no_events) {
-  Judge judge{library, lines, {}, {}, {}, false};
-  if (parse_errors) {
-    judge.put(true, 0, "mlp_parser", "some MLLOG lines do not parse; the official checker rejects such logs", "");
+// Every config of the official queue reading one log's lines as they arrive (see above).
+class StreamJudge {
+ public:
+  StreamJudge(const RuleLibrary& library, const Ruleset& ruleset) : library_(library) {
+    for (const auto& [name, config] : library.configs()) aggregating_ |= config.aggregates_eval_accuracy;
+    start(fmt::format("training_{}/common.yaml", ruleset.str()), std::nullopt);
+    settle();
   }
-  if (no_events) judge.put(true, 0, "mlp_parser", "no MLLOG lines that parse (the official checker rejects the log)", "");
-  judge.queue.push_back(fmt::format("training_{}/common.yaml", ruleset.str()));
-  while (!judge.queue.empty() && !judge.stopped) {
-    std::string name = judge.queue.front();
-    judge.queue.pop_front();
-    const ConfigFile* config = library.config(name);
-    if (!config) {
-      judge.stop(0, name, fmt::format("the config {} does not exist", name));
+
+  void feed(LogLine line) {
+    for (std::size_t i = 0; i < runs_.size(); ++i) runs_[i]->read(line);
+    if (aggregating_) aggregator_.add(line);
+    if (buffering_) buffer_.push_back(std::move(line));
+    settle();
+  }
+
+  LogVerdict finish(bool parse_errors, bool no_events);
+
+ private:
+  // Starts a run of `name` (a new entry of the queue), enqueued by `parent`.
+  void start(const std::string& name, std::optional<std::size_t> parent) {
+    const std::size_t index = runs_.size();
+    auto run = std::make_unique<ConfigRun>();
+    run->name = name;
+    run->config = library_.config(name);
+    if (parent) runs_[*parent]->children.push_back(index);
+    runs_.push_back(std::move(run));
+    ConfigRun& r = *runs_.back();
+    if (!r.config) return;
+    r.seen.resize(r.config->keys.size());
+    r.env.s = make_dict();
+    r.env.enqueue_config = [this, index](const std::string& child) { pending_.push_back({child, index}); };
+    r.find_enqueue_rules();
+    if (r.config->begin) {
+      try {
+        r.config->begin->exec(r.env);
+      } catch (const PyError& e) {
+        r.stop(0, name + ": BEGIN", fmt::format("the BEGIN code fails ({}) ({})", e.what(), name));
+        return;
+      }
+    }
+    // It reads the lines so far (the log from its start, as the official queue has it).
+    for (const LogLine& l : buffer_) r.read(l);
+  }
+
+  // Starts what was enqueued, then drops the replay buffer once no run can enqueue again.
+  void settle() {
+    while (!pending_.empty()) {
+      auto [name, parent] = pending_.front();
+      pending_.pop_front();
+      start(name, parent);
+    }
+    if (!buffering_) return;
+    bool may = false;
+    for (const auto& r : runs_) may |= r->may_enqueue() || r->enqueue_at_end;
+    if (!may) {
+      buffering_ = false;
+      std::vector<LogLine>().swap(buffer_);
+    }
+  }
+
+  const RuleLibrary& library_;
+  std::vector<std::unique_ptr<ConfigRun>> runs_;  // in order of start; runs_[0] is common.yaml
+  std::deque<std::pair<std::string, std::size_t>> pending_;
+  std::vector<LogLine> buffer_;
+  bool buffering_ = true;
+  bool aggregating_ = false;
+  EvalAggregator aggregator_;
+};
+
+LogVerdict StreamJudge::finish(bool parse_errors, bool no_events) {
+  std::vector<Message> messages;
+  std::vector<std::string> applied;
+  auto put = [&](bool error, const std::string& rule, const std::string& message) {
+    messages.push_back({{error, 0, rule, message}, ""});
+  };
+  if (parse_errors) put(true, "mlp_parser", "some MLLOG lines do not parse; the official checker rejects such logs");
+  if (no_events) put(true, "mlp_parser", "no MLLOG lines that parse (the official checker rejects the log)");
+
+  // The official queue order: breadth first from common.yaml, each run's children in the
+  // order it enqueued them. Runs are finished in that order; the aggregated lines reach the
+  // aggregating config and every later one; what a run enqueues at its end joins the queue.
+  std::deque<std::size_t> queue{0};
+  std::size_t aggregations = 0;
+  while (!queue.empty()) {
+    const std::size_t index = queue.front();
+    queue.pop_front();
+    ConfigRun& run = *runs_[index];
+    if (!run.config) {
+      messages.push_back({{true, 0, run.name,
+                           fmt::format("the config {} does not exist; the official checker stops here and rejects the log",
+                                       run.name)},
+                          ""});
       break;
     }
-    judge.apply(*config);
+    applied.push_back(run.name);
+    if (run.config->aggregates_eval_accuracy) {
+      if (aggregator_.error) {
+        // The official BEGIN code raises before any line is read: nothing of this run stands.
+        run.messages.clear();
+        run.stop(0, run.name + ": BEGIN",
+                 fmt::format("the BEGIN code fails ({}) ({})", aggregator_.error->what(), run.name));
+      }
+      ++aggregations;
+    }
+    if (!run.stopped) {
+      for (std::size_t k = 0; k < aggregations; ++k) {
+        for (const LogLine& l : aggregator_.added) run.read(l);
+      }
+      const std::size_t before = pending_.size();
+      run.finish();
+      // END code that enqueued: those configs read the whole log, kept for them (settle).
+      std::vector<std::pair<std::string, std::size_t>> added(pending_.begin() + static_cast<std::ptrdiff_t>(before),
+                                                             pending_.end());
+      pending_.resize(before);
+      for (const auto& [name, parent] : added) start(name, parent);
+    }
+    // Findings of earlier configs about keys this one rules on are withdrawn.
+    std::erase_if(messages, [&](const Message& m) { return !m.key.empty() && run.config->find(m.key) != nullptr; });
+    for (auto& m : run.messages) messages.push_back(std::move(m));
+    if (run.stopped) break;
+    for (std::size_t child : run.children) queue.push_back(child);
   }
+
   LogVerdict verdict;
-  verdict.configs = std::move(judge.applied);
+  verdict.configs = std::move(applied);
   verdict.compliant = true;
-  for (auto& m : judge.messages) {
+  for (auto& m : messages) {
     if (m.finding.error) verdict.compliant = false;
     verdict.findings.push_back(std::move(m.finding));
   }
@@ -680,12 +828,23 @@ LogVerdict judge_lines(const RuleLibrary& library, const Ruleset& ruleset, std::
   return verdict;
 }
 
-LogReader::LogReader(const RuleLibrary& library, const Ruleset& ruleset) : library_(library), ruleset_(ruleset) {
+LogVerdict judge_lines(const RuleLibrary& library, const Ruleset& ruleset, std::vector<LogLine> lines,
+                       bool parse_errors, bool no_events) {
+  StreamJudge judge(library, ruleset);
+  for (auto& l : lines) judge.feed(std::move(l));
+  return judge.finish(parse_errors, no_events);
+}
+
+LogReader::LogReader(const RuleLibrary& library, const Ruleset& ruleset)
+    : library_(library), ruleset_(ruleset), judge_(std::make_unique<StreamJudge>(library, ruleset)) {
   for (const auto& k : library.keys_with_rules(ruleset)) {
     keys_.insert(k);
     if (!k.empty()) maybe_[filter_slot(k)] = true;
   }
 }
+
+LogReader::~LogReader() = default;
+LogReader::LogReader(LogReader&&) noexcept = default;
 
 namespace {
 constexpr std::string_view kMissingField = "MLLOG line without {}; the official parser stops here and rejects the log";
@@ -700,7 +859,7 @@ void LogReader::add_event(const EventView& view, std::string_view line_text, std
     --events_;
     return;
   }
-  if (!wanted) return;
+  if (!wanted || stopped_) return;  // after a stop only parse errors are still reported
   LogLine l;
   l.line = view.line;
   l.timestamp = view.time_ms;
@@ -709,7 +868,7 @@ void LogReader::add_event(const EventView& view, std::string_view line_text, std
   l.v.dict()->reserve(2);
   (*l.v.dict())["value"] = from_json_text(view.value);
   (*l.v.dict())["metadata"] = from_json_text(view.metadata);
-  lines_.push_back(std::move(l));
+  judge_->feed(std::move(l));
 }
 
 void LogReader::add_event(std::string_view key, double time_ms, std::uint64_t line, std::string_view payload) {
@@ -728,7 +887,7 @@ void LogReader::add_event(std::string_view key, double time_ms, std::uint64_t li
     }
     return;
   }
-  if (!wants(key)) return;
+  if (!wants(key) || stopped_) return;
   LogLine l;
   l.line = line;
   l.timestamp = time_ms;
@@ -736,7 +895,7 @@ void LogReader::add_event(std::string_view key, double time_ms, std::uint64_t li
   l.v = make_dict();
   (*l.v.dict())["value"] = from_json(doc["value"]);
   (*l.v.dict())["metadata"] = from_json(doc["metadata"]);
-  lines_.push_back(std::move(l));
+  judge_->feed(std::move(l));
 }
 
 void LogReader::add_parse_error(std::uint64_t line, const std::string& message) {
@@ -752,7 +911,7 @@ LogVerdict LogReader::finish() {
     return verdict;
   }
   // The parse errors are findings of their own (early_), one per line.
-  verdict = judge_lines(library_, ruleset_, std::move(lines_), false, events_ == 0);
+  verdict = judge_->finish(false, events_ == 0);
   for (auto it = early_.rbegin(); it != early_.rend(); ++it) verdict.findings.insert(verdict.findings.begin(), *it);
   if (parse_errors) verdict.compliant = false;
   return verdict;

@@ -289,5 +289,57 @@ TEST_F(RulesTest, StableDiffusionEvalLinesAggregatePerSamplesCount) {
             "v['value'] = {'samples_count': 1000, 'FID': 95.0}");
 }
 
+// Every config reads the log from its first line wherever in the log it was enqueued, and the
+// configs are applied (and their findings ordered, withdrawn, stopped) in the official
+// queue's order, breadth first, though they read the lines side by side.
+TEST_F(RulesTest, ALateConfigReadsTheWholeLogAndTheQueueIsBreadthFirst) {
+  config("common", R"(
+- KEY:
+    NAME: early
+    REQ: EXACTLY_ONE
+- KEY:
+    NAME: go
+    REQ: AT_LEAST_ONE
+    POST: " enqueue_config('training_9.9.9/{}.yaml'.format(v['value'])) "
+- KEY:
+    NAME: submission_division
+    REQ: EXACTLY_ONE
+    POST: " enqueue_config('training_9.9.9/second.yaml') "
+)");
+  // Enqueued at the last line: it still sees `early` (line 1) and counts every `tick`.
+  config("late", R"(
+- KEY:
+    NAME: early
+    REQ: EXACTLY_ONE
+    CHECK: " v['value'] == 'late-sees-it' "
+- KEY:
+    NAME: tick
+    REQ: AT_LEAST(4)
+)");
+  // Enqueued at line 2 by common.yaml, it enqueues `third` at line 3; `late` (enqueued later
+  // by common.yaml) still comes before `third` in the official queue.
+  config("second", R"(
+- KEY:
+    NAME: tick
+    REQ: OPTIONAL
+    POST: " enqueue_config('training_9.9.9/third.yaml') if s.get('n', 0) == 0 else None; s['n'] = s.get('n', 0) + 1 "
+)");
+  config("third", R"(
+- KEY:
+    NAME: early
+    REQ: EXACTLY_ONE
+)");
+  auto v = judge({ev("early", R"("first")"), ev("submission_division", R"("closed")"), ev("tick", "1"),
+                  ev("tick", "2"), ev("tick", "3"), ev("go", R"("late")")});
+  EXPECT_EQ(v.configs, (std::vector<std::string>{"training_9.9.9/common.yaml", "training_9.9.9/second.yaml",
+                                                 "training_9.9.9/late.yaml", "training_9.9.9/third.yaml"}));
+  // late's CHECK on line 1 fails and its AT_LEAST(4) finds 3; third withdraws late's finding
+  // about `early` (a later config with a rule for the key).
+  EXPECT_EQ(messages(v), (std::vector<std::string>{
+                             "E0:tick must be logged at least 4 times (training_9.9.9/late.yaml); found 3",
+                         }));
+  EXPECT_FALSE(v.compliant);
+}
+
 }  // namespace
 }  // namespace mlperf::compliance

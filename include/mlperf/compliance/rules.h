@@ -149,12 +149,19 @@ struct LogLine {
   PyValue v;               ///< {'value': …, 'metadata': …}
 };
 
+class StreamJudge;  // the configs of the official queue reading one log (rules.cc)
+
 /// Reads the MLLOG events of one log, in order, beside the run builder, and judges the log
-/// at the end. Keeps only the lines of keys with rules (LibraryRules::keys_with_rules).
+/// at the end. Only the lines of keys with rules (RuleLibrary::keys_with_rules) are converted;
+/// each is read at once by every config enqueued so far and then let go, so memory does not
+/// grow with the log (lines are kept only until no config can enqueue another, normally up to
+/// submission_benchmark; see rules.cc).
 class LogReader {
  public:
   /// `library` must outlive the reader; `ruleset` picks training_<ruleset>/common.yaml.
   LogReader(const RuleLibrary& library, const Ruleset& ruleset);
+  ~LogReader();
+  LogReader(LogReader&&) noexcept;
 
   /// True when lines of `key` are kept (some config has a rule for the key).
   bool wants(std::string_view key) const {
@@ -183,7 +190,7 @@ class LogReader {
             13u * static_cast<unsigned char>(key.back())) & 1023u;
   }
   std::vector<bool> maybe_ = std::vector<bool>(1024);
-  std::vector<LogLine> lines_;
+  std::unique_ptr<StreamJudge> judge_;  // the configs, reading the kept lines as they come
   std::uint64_t events_ = 0;
   std::vector<RuleFinding> early_;  // parse errors and lines the official parser stops on
   bool stopped_ = false;
