@@ -142,6 +142,14 @@ void training_section(Page& page, const DirectoryResult& r, RcpPass pass) {
                                                                                      : "FAILED",
                                               escape(to_string(r.rcp.rcp_case)),
                                               pass == RcpPass::kPruned ? "pruned" : "full")});
+  if (r.projected_rcp) {
+    // An incomplete set: the check of a full set converging like these runs (issue #14).
+    const RcpVerdict& p = *r.projected_rcp;
+    samples_table.row({"projected RCP check (full set)",
+                       fmt::format("{}, factor {}", p.passed ? "passed" : "FAILED",
+                                   std::isnan(p.normalization_factor) ? std::string("none")
+                                                                      : fmt::format("{}", p.normalization_factor))});
+  }
   page.chart("Samples to converge against the RCPs",
              {{"k", "bar"}, {"l", labels}, {"v", samples}, {"c", converged}, {"h", rcp_lines},
               {"y", epochs ? "epochs" : "samples"}},
@@ -154,6 +162,12 @@ void training_section(Page& page, const DirectoryResult& r, RcpPass pass) {
   score_table.row({"olympic mean", num(r.olympic_minutes)});
   score_table.row({"normalization factor", factor});
   score_table.row({"score", num(r.score_minutes, "{:.2f}")});
+  if (r.projected_score_minutes) {
+    score_labels.push_back("projected score");
+    score_values.push_back(compact(*r.projected_score_minutes));
+    score_codes.push_back("t");
+    score_table.row({"projected score (full set)", num(r.projected_score_minutes, "{:.2f}")});
+  }
   if (r.expected) {
     const auto& e = *r.expected;
     score_labels.push_back("published (" + e.expected.platform + ")");

@@ -127,6 +127,23 @@ TEST(Html, SummarizeChartsEachBenchmarkAndEachDirectory) {
   EXPECT_NE(r.out.find(">99.71</a>"), std::string::npos);
 }
 
+// A reproducer's first run (issue #14): the official figures (no score) and, beside them, the
+// projection for a full set with its RCP check.
+TEST(Html, AFirstRunShowsItsProjection) {
+  auto dir = temp_dir("first");
+  std::filesystem::create_directories(dir / "first");
+  std::filesystem::copy_file(
+      source_dir() / "data/examples/training_results_v5.1/AMD/results/MI355X_EPYC_9575F_pytorch/llama31_8b/result_1.txt",
+      dir / "first/result_1.txt");
+  auto r = run_command(fmt::format("{} score --format html {} 2>/dev/null", MLPERF_SCORE_BINARY, (dir / "first").string()));
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("<td>projected score (full set)</td><td class=\"n\">102.68</td>"), std::string::npos);
+  EXPECT_NE(r.out.find("<td>projected RCP check (full set)</td><td>passed, factor 1</td>"), std::string::npos);
+  EXPECT_NE(r.out.find("\"projected score\",\"published (MI355X)\"],\"v\":[null,null,102.682,99.71]"),
+            std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Html, OutputToADirectoryIsRefused) {
   auto dir = temp_dir("refused");
   const std::string examples = (source_dir() / "data/examples/training_results_v5.1").string();
