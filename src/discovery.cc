@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "mlperf/inference/score.h"
+#include "mlperf/parallel.h"
 #include "mlperf/score.h"
 
 namespace mlperf {
@@ -202,11 +203,14 @@ std::optional<BenchmarkDir> other_logs_dir(const fs::path& path, Listing& listin
   return dir;
 }
 
-void walk(const fs::path& path, std::vector<BenchmarkDir>& out, std::vector<DiscoveryError>& errors, int depth,
-          const std::string& glob) {
+// Lists `path` once: a leaf (a benchmark directory, an inference scenario folder or bare
+// loadgen run, a folder of other logs) goes to `out`; otherwise its subdirectories to walk
+// are returned, sorted (compliance folders of inference submissions left out).
+std::vector<fs::path> visit(const fs::path& path, std::vector<BenchmarkDir>& out, std::vector<DiscoveryError>& errors,
+                            int depth, const std::string& glob) {
   if (depth > 64) {
     errors.push_back({path.string(), "directory tree too deep; not descending further"});
-    return;
+    return {};
   }
   Listing listing = list_directory(path, errors);
   if (!listing.result_files.empty() && glob.empty()) {
@@ -214,7 +218,7 @@ void walk(const fs::path& path, std::vector<BenchmarkDir>& out, std::vector<Disc
     sort_natural(listing.other_logs);
     dir.ignored_files = std::move(listing.other_logs);
     out.push_back(std::move(dir));
-    return;  // a benchmark directory is a leaf
+    return {};  // a benchmark directory is a leaf
   }
   // An inference scenario folder (or a bare loadgen run) is a leaf too: its model folder
   // tells the system and submitter as a training benchmark folder does.
@@ -223,15 +227,65 @@ void walk(const fs::path& path, std::vector<BenchmarkDir>& out, std::vector<Disc
     dir.path = path;
     dir.loadgen = std::move(*run);
     out.push_back(std::move(dir));
-    return;
+    return {};
   }
   if (auto dir = other_logs_dir(path, listing, glob)) {
     out.push_back(std::move(*dir));
-    return;
+    return {};
   }
   std::sort(listing.children.begin(), listing.children.end());
-  for (const auto& child : listing.children) {
-    if (!inference::is_compliance_folder(child.filename().string())) walk(child, out, errors, depth + 1, glob);
+  std::erase_if(listing.children,
+                [](const fs::path& child) { return inference::is_compliance_folder(child.filename().string()); });
+  return std::move(listing.children);
+}
+
+void walk(const fs::path& path, std::vector<BenchmarkDir>& out, std::vector<DiscoveryError>& errors, int depth,
+          const std::string& glob) {
+  for (const auto& child : visit(path, out, errors, depth, glob)) walk(child, out, errors, depth + 1, glob);
+}
+
+// What the walk finds below one directory, kept apart so that subtrees can be walked on
+// several threads and joined in the order a single walk gives.
+struct Subtree {
+  fs::path path;
+  int depth = 0;
+  bool pending = true;  // not listed yet
+  std::vector<BenchmarkDir> out;
+  std::vector<DiscoveryError> errors;
+};
+
+// The walk of `root` on the machine's cores: the top levels are listed in order until there
+// are enough subtrees to share out (or none left), then each subtree is walked on its own
+// thread; the results are joined in depth-first order, as one walk would give them.
+void walk_parallel(const fs::path& root, std::vector<BenchmarkDir>& out, std::vector<DiscoveryError>& errors,
+                   const std::string& glob) {
+  const std::size_t enough = 8 * static_cast<std::size_t>(default_threads());
+  std::vector<Subtree> items(1);
+  items[0].path = root;
+  for (int level = 0; level < 4; ++level) {
+    std::size_t pending = 0;
+    for (const auto& item : items) pending += item.pending ? 1 : 0;
+    if (pending == 0 || pending >= enough) break;
+    std::vector<Subtree> next;
+    for (auto& item : items) {
+      if (!item.pending) {
+        next.push_back(std::move(item));
+        continue;
+      }
+      Subtree listed{item.path, item.depth, false, {}, {}};
+      std::vector<fs::path> children = visit(item.path, listed.out, listed.errors, item.depth, glob);
+      next.push_back(std::move(listed));
+      for (auto& child : children) next.push_back(Subtree{std::move(child), item.depth + 1, true, {}, {}});
+    }
+    items = std::move(next);
+  }
+  parallel_for(items.size(), default_threads(), [&](std::size_t i) {
+    Subtree& item = items[i];
+    if (item.pending) walk(item.path, item.out, item.errors, item.depth, glob);
+  });
+  for (auto& item : items) {
+    for (auto& d : item.out) out.push_back(std::move(d));
+    for (auto& e : item.errors) errors.push_back(std::move(e));
   }
 }
 
@@ -281,7 +335,7 @@ std::vector<BenchmarkDir> find_benchmark_dirs(const fs::path& root, std::vector<
     errors.push_back({root.string(), "not a directory (give a benchmark directory or a folder above one)"});
     return out;
   }
-  walk(root, out, errors, 0, glob);
+  walk_parallel(root, out, errors, glob);
   return out;
 }
 
