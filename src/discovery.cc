@@ -1,4 +1,10 @@
+#include <dirent.h>
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <charconv>
@@ -35,8 +41,8 @@ std::optional<long long> result_index(std::string_view name) {
   return n;
 }
 
-bool is_result_name(const std::string& name) {
-  return name.size() > 11 && name.rfind("result_", 0) == 0 && name.ends_with(".txt");
+bool is_result_name(std::string_view name) {
+  return name.size() > 11 && name.starts_with("result_") && name.ends_with(".txt");
 }
 
 // The ruleset a path component names: training_vX.Y, training_vX.Y.Z, training_results_vX.Y
@@ -92,41 +98,76 @@ bool holds_mllog(const fs::path& file) {
   return head.find(":::MLLOG") != std::string::npos;
 }
 
-// Lists `path` once (discovery reads each directory a single time).
+// Lists `path` once (discovery reads each directory a single time), with readdir's d_type:
+// no stat per entry, and a path built only for the entries kept.
 Listing list_directory(const fs::path& path, std::vector<DiscoveryError>& errors) {
   Listing listing;
-  std::error_code ec;
-  fs::directory_iterator it(path, ec), end;
-  if (ec) {
-    errors.push_back({path.string(), "cannot read directory: " + ec.message()});
+  DIR* dir = ::opendir(path.c_str());
+  if (dir == nullptr) {
+    errors.push_back({path.string(), std::string("cannot read directory: ") + std::strerror(errno)});
     return listing;
   }
-  for (; it != end; it.increment(ec)) {
-    if (ec) {
-      errors.push_back({path.string(), "cannot read directory: " + ec.message()});
+  for (;;) {
+    errno = 0;
+    const dirent* entry = ::readdir(dir);
+    if (entry == nullptr) {
+      if (errno != 0) errors.push_back({path.string(), std::string("cannot read directory: ") + std::strerror(errno)});
       break;
     }
-    std::string name = it->path().filename().string();
+    const std::string_view name(entry->d_name);
+    if (name == "." || name == "..") continue;
     // Everything named result_N.txt is a result file: one that is a directory or a FIFO is
     // reported when it is read, not left out in silence.
     if (is_result_name(name)) {
-      listing.result_files.push_back(it->path());
+      listing.result_files.push_back(path / name);
       continue;
     }
-    if (inference::is_loadgen_log_name(name)) listing.loadgen_logs = true;
-    std::error_code type_ec;
+    if (name == inference::kDetailLogName || name == inference::kSummaryLogName) listing.loadgen_logs = true;
     // Never follow symbolic links to directories: a link loop would never end.
-    if (it->is_directory(type_ec) && !it->is_symlink(type_ec)) {
-      listing.children.push_back(it->path());
+    bool directory = entry->d_type == DT_DIR;
+    if (entry->d_type == DT_UNKNOWN) {
+      struct stat info {};
+      directory = ::fstatat(::dirfd(dir), entry->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(info.st_mode);
+    }
+    if (directory) {
+      listing.children.push_back(path / name);
     } else if (name.ends_with(".log") || name.ends_with(".txt")) {
-      listing.other_logs.push_back(it->path());
+      listing.other_logs.push_back(path / name);
     }
   }
+  ::closedir(dir);
   return listing;
 }
 
+// Where a folder of the walk is: the path as found, the same made absolute and normal (built
+// down from the root's, so no folder pays for fs::absolute), and the ruleset its path names.
+struct Place {
+  fs::path path;
+  fs::path absolute;
+  std::optional<Ruleset> ruleset;
+
+  static Place of(const fs::path& path) {
+    fs::path norm = fs::absolute(path).lexically_normal();
+    if (!norm.has_filename()) norm = norm.parent_path();
+    return {path, std::move(norm), ruleset_from_path(path)};
+  }
+  // A subfolder `name` (a plain name, never "." or "..").
+  Place child(const fs::path& child_path) const {
+    std::string name = child_path.filename().string();
+    auto named = ruleset_from_component(name);
+    return {child_path, absolute / name, named ? named : ruleset};
+  }
+};
+
 // The benchmark directory at `path` whose result files are `files` (not empty).
+BenchmarkDir as_benchmark_dir(const Place& place, std::vector<fs::path> files);
+
 BenchmarkDir as_benchmark_dir(const fs::path& path, std::vector<fs::path> files) {
+  return as_benchmark_dir(Place::of(path), std::move(files));
+}
+
+BenchmarkDir as_benchmark_dir(const Place& place, std::vector<fs::path> files) {
+  const fs::path& path = place.path;
   // Natural order by N; names whose N does not parse after the others, by name.
   struct Keyed {
     std::optional<long long> index;
@@ -148,8 +189,7 @@ BenchmarkDir as_benchmark_dir(const fs::path& path, std::vector<fs::path> files)
   BenchmarkDir dir;
   dir.path = path;
   dir.result_files = std::move(files);
-  fs::path norm = fs::absolute(path).lexically_normal();
-  if (!norm.has_filename()) norm = norm.parent_path();
+  const fs::path& norm = place.absolute;
   dir.benchmark_name = norm.filename().string();
   fs::path system_dir = norm.parent_path();
   dir.system = system_dir.filename().string();
@@ -160,7 +200,7 @@ BenchmarkDir as_benchmark_dir(const fs::path& path, std::vector<fs::path> files)
     std::error_code exists_ec;
     if (fs::is_regular_file(description, exists_ec)) dir.system_description = description;
   }
-  dir.path_ruleset = ruleset_from_path(path);
+  dir.path_ruleset = place.ruleset;
   return dir;
 }
 
@@ -172,7 +212,7 @@ void sort_natural(std::vector<fs::path>& files) {
 
 // The benchmark directory of a folder without result_N.txt: the files `glob` matches, else
 // the run-script names, else the files holding MLLOG lines; nullopt when none.
-std::optional<BenchmarkDir> other_logs_dir(const fs::path& path, Listing& listing, const std::string& glob) {
+std::optional<BenchmarkDir> other_logs_dir(const Place& place, Listing& listing, const std::string& glob) {
   std::vector<fs::path> taken, ignored;
   std::string rule;
   auto split = [&](auto&& take) {
@@ -196,25 +236,27 @@ std::optional<BenchmarkDir> other_logs_dir(const fs::path& path, Listing& listin
   if (taken.empty()) return std::nullopt;
   sort_natural(taken);
   sort_natural(ignored);
-  BenchmarkDir dir = as_benchmark_dir(path, {});
+  BenchmarkDir dir = as_benchmark_dir(place, {});
   dir.result_files = std::move(taken);
   dir.ignored_files = std::move(ignored);
   dir.file_rule = std::move(rule);
   return dir;
 }
 
-// Lists `path` once: a leaf (a benchmark directory, an inference scenario folder or bare
+// Lists `place` once: a leaf (a benchmark directory, an inference scenario folder or bare
 // loadgen run, a folder of other logs) goes to `out`; otherwise its subdirectories to walk
-// are returned, sorted (compliance folders of inference submissions left out).
-std::vector<fs::path> visit(const fs::path& path, std::vector<BenchmarkDir>& out, std::vector<DiscoveryError>& errors,
-                            int depth, const std::string& glob) {
+// are returned, sorted (compliance folders of inference submissions left out). `parent` is
+// where the folder above is (a scenario folder is described by its model folder).
+std::vector<Place> visit(const Place& place, const Place* parent, std::vector<BenchmarkDir>& out,
+                         std::vector<DiscoveryError>& errors, int depth, const std::string& glob) {
+  const fs::path& path = place.path;
   if (depth > 64) {
     errors.push_back({path.string(), "directory tree too deep; not descending further"});
     return {};
   }
   Listing listing = list_directory(path, errors);
   if (!listing.result_files.empty() && glob.empty()) {
-    BenchmarkDir dir = as_benchmark_dir(path, std::move(listing.result_files));
+    BenchmarkDir dir = as_benchmark_dir(place, std::move(listing.result_files));
     sort_natural(listing.other_logs);
     dir.ignored_files = std::move(listing.other_logs);
     out.push_back(std::move(dir));
@@ -223,31 +265,41 @@ std::vector<fs::path> visit(const fs::path& path, std::vector<BenchmarkDir>& out
   // An inference scenario folder (or a bare loadgen run) is a leaf too: its model folder
   // tells the system and submitter as a training benchmark folder does.
   if (auto run = inference::find_loadgen_run(path, listing.loadgen_logs, listing.children)) {
-    BenchmarkDir dir = as_benchmark_dir(run->bare ? run->scenario_dir : run->scenario_dir / "..", {});
+    BenchmarkDir dir = run->bare ? as_benchmark_dir(run->scenario_dir, {})
+                       : parent  ? as_benchmark_dir(Place{run->scenario_dir / "..", place.absolute.parent_path(),
+                                                          parent->ruleset},
+                                                    {})
+                                 : as_benchmark_dir(run->scenario_dir / "..", {});
     dir.path = path;
     dir.loadgen = std::move(*run);
     out.push_back(std::move(dir));
     return {};
   }
-  if (auto dir = other_logs_dir(path, listing, glob)) {
+  if (auto dir = other_logs_dir(place, listing, glob)) {
     out.push_back(std::move(*dir));
     return {};
   }
   std::sort(listing.children.begin(), listing.children.end());
-  std::erase_if(listing.children,
-                [](const fs::path& child) { return inference::is_compliance_folder(child.filename().string()); });
-  return std::move(listing.children);
+  std::vector<Place> children;
+  children.reserve(listing.children.size());
+  for (const auto& child : listing.children) {
+    if (!inference::is_compliance_folder(child.filename().string())) children.push_back(place.child(child));
+  }
+  return children;
 }
 
-void walk(const fs::path& path, std::vector<BenchmarkDir>& out, std::vector<DiscoveryError>& errors, int depth,
-          const std::string& glob) {
-  for (const auto& child : visit(path, out, errors, depth, glob)) walk(child, out, errors, depth + 1, glob);
+void walk(const Place& place, const Place* parent, std::vector<BenchmarkDir>& out, std::vector<DiscoveryError>& errors,
+          int depth, const std::string& glob) {
+  for (const auto& child : visit(place, parent, out, errors, depth, glob)) {
+    walk(child, &place, out, errors, depth + 1, glob);
+  }
 }
 
 // What the walk finds below one directory, kept apart so that subtrees can be walked on
 // several threads and joined in the order a single walk gives.
 struct Subtree {
-  fs::path path;
+  Place place;
+  std::optional<Place> parent;
   int depth = 0;
   bool pending = true;  // not listed yet
   std::vector<BenchmarkDir> out;
@@ -261,7 +313,7 @@ void walk_parallel(const fs::path& root, std::vector<BenchmarkDir>& out, std::ve
                    const std::string& glob) {
   const std::size_t enough = 8 * static_cast<std::size_t>(default_threads());
   std::vector<Subtree> items(1);
-  items[0].path = root;
+  items[0].place = Place::of(root);
   for (int level = 0; level < 4; ++level) {
     std::size_t pending = 0;
     for (const auto& item : items) pending += item.pending ? 1 : 0;
@@ -272,16 +324,17 @@ void walk_parallel(const fs::path& root, std::vector<BenchmarkDir>& out, std::ve
         next.push_back(std::move(item));
         continue;
       }
-      Subtree listed{item.path, item.depth, false, {}, {}};
-      std::vector<fs::path> children = visit(item.path, listed.out, listed.errors, item.depth, glob);
+      Subtree listed{item.place, item.parent, item.depth, false, {}, {}};
+      std::vector<Place> children =
+          visit(item.place, item.parent ? &*item.parent : nullptr, listed.out, listed.errors, item.depth, glob);
       next.push_back(std::move(listed));
-      for (auto& child : children) next.push_back(Subtree{std::move(child), item.depth + 1, true, {}, {}});
+      for (auto& child : children) next.push_back(Subtree{std::move(child), item.place, item.depth + 1, true, {}, {}});
     }
     items = std::move(next);
   }
   parallel_for(items.size(), default_threads(), [&](std::size_t i) {
     Subtree& item = items[i];
-    if (item.pending) walk(item.path, item.out, item.errors, item.depth, glob);
+    if (item.pending) walk(item.place, item.parent ? &*item.parent : nullptr, item.out, item.errors, item.depth, glob);
   });
   for (auto& item : items) {
     for (auto& d : item.out) out.push_back(std::move(d));
