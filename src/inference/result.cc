@@ -1,6 +1,7 @@
 #include "mlperf/inference/result.h"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <stdexcept>
@@ -37,6 +38,17 @@ RoundRules round_rules(const nlohmann::json& j) {
   r.min_query_count = object_of<double>(j, "min_query_count");
   r.offline_min_samples_per_query = object_of<double>(j, "offline_min_samples_per_query");
   r.server_target_latency_ns = object_of<double>(j, "server_target_latency_ns");
+  if (j.contains("seeds")) {
+    for (auto it = j["seeds"].begin(); it != j["seeds"].end(); ++it) r.seeds[it.key()] = it.value().get<std::uint64_t>();
+  }
+  r.performance_sample_count = object_of<double>(j, "performance_sample_count");
+  for (const auto& m : j.value("equal_issue_models", nlohmann::json::array())) r.equal_issue_models.insert(m.get<std::string>());
+  for (const auto& d : j.value("equal_issue_divisions", nlohmann::json::array())) {
+    r.equal_issue_divisions.insert(d.get<std::string>());
+  }
+  for (const auto& m : j.value("token_latency_models", nlohmann::json::array())) {
+    r.token_latency_models.insert(m.get<std::string>());
+  }
   if (j.contains("llm_latency_limits")) {
     for (auto m = j["llm_latency_limits"].begin(); m != j["llm_latency_limits"].end(); ++m) {
       for (auto s = m.value().begin(); s != m.value().end(); ++s) {
@@ -71,7 +83,9 @@ std::set<std::string, std::less<>> InferenceRules::keys_read() const {
       "result_first_token_99.00_percentile_latency_ns", "result_time_per_output_token_99.00_percentile_ns",
       "result_99.00_percentile_latency_ns", "result_99.00_percentile_per_query_latency_ns",
       "result_mean_latency_ns", "result_mean_query_latency_ns", "result_qps_without_loadgen_overhead",
-      "early_stopping_latency_ms", "early_stopping_latency_ss"};
+      "early_stopping_latency_ms", "early_stopping_latency_ss", "effective_qsl_rng_seed",
+      "effective_sample_index_rng_seed", "effective_schedule_rng_seed", "effective_performance_sample_count",
+      "effective_sample_concatenate_permutation"};
   for (const auto& [round, r] : rounds) {
     for (const auto& [s, k] : r.result_keys) keys.insert(k);
     for (const auto& [m, per] : r.model_result_keys) {
@@ -265,6 +279,34 @@ InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& r
             "Server target latency above the model's constraint");
       }
     }
+  }
+  // The run's settings the checker holds to the round's (check_performance_dir): RNG seeds,
+  // performance sample count, equal-issue mode, token latencies.
+  for (const auto& [name, official] : rr.seeds) {
+    const std::string key = "effective_" + name;
+    std::optional<std::string> text = log.text(key);
+    std::uint64_t seed = 0;
+    bool parsed = text && std::from_chars(text->data(), text->data() + text->size(), seed).ec == std::errc{} &&
+                  std::to_string(seed) == *text;
+    add(name, parsed && seed == official, parsed ? nlohmann::json(seed) : text ? nlohmann::json(*text) : nlohmann::json(),
+        official, log.line(key), fmt::format("{} is not the round's seed", name));
+  }
+  if (auto min = rr.performance_sample_count.find(model); min != rr.performance_sample_count.end()) {
+    std::optional<double> count = log.number("effective_performance_sample_count");
+    add("performance_sample_count", count && *count >= min->second, value_or_null(count), number_json(min->second),
+        log.line("effective_performance_sample_count"), "performance_sample_count below the model's minimum");
+  }
+  if (!log.from_summary && rr.equal_issue_models.count(model) &&
+      (rr.equal_issue_divisions.empty() || rr.equal_issue_divisions.count(lower(division)))) {
+    std::optional<bool> used = log.boolean("effective_sample_concatenate_permutation");
+    add("equal_issue_mode", used == true, used ? nlohmann::json(*used) : nlohmann::json(), true,
+        log.line("effective_sample_concatenate_permutation"),
+        "the model requires equal-issue mode (sample_concatenate_permutation)");
+  }
+  if (!log.from_summary && rr.token_latency_models.count(model)) {
+    std::optional<bool> used = log.boolean("requested_use_token_latencies");
+    add("token_latencies", used == true, used ? nlohmann::json(*used) : nlohmann::json(), true,
+        log.line("requested_use_token_latencies"), "an LLM run must log token latencies (use_token_latencies)");
   }
   if (auto m = rr.llm_latency_limits.find(model); m != rr.llm_latency_limits.end()) {
     if (auto limits = m->second.find(r.scenario); limits != m->second.end()) {

@@ -305,8 +305,12 @@ void write_table(std::ostream& out, const DirectoryResult& r) {
              i->inferred ? ", inferred" : "", i->valid ? "VALID" : "INVALID");
   for (const auto& c : i->checks) {
     if (c.name == "performance_result") continue;
-    fmt::print(out, "    {:<26} {:<6} {} (limit {}){}\n", c.name, c.passed ? "ok" : "FAILED",
+    // A run judged by token latencies logs no latency target (0): say so rather than show a
+    // bare 0 against the model's constraint.
+    const bool untargeted = c.name == "server_target_latency_ns" && c.value == 0;
+    fmt::print(out, "    {:<26} {:<6} {} (limit {}){}{}\n", c.name, c.passed ? "ok" : "FAILED",
                c.value.is_null() ? "absent" : c.value.dump(), c.limit.dump(),
+               untargeted ? "  no latency target set: the run is judged by TTFT/TPOT" : "",
                c.passed ? "" : fmt::format("  line {}: {}", c.line, c.message));
   }
   if (i->expected) {

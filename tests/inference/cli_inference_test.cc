@@ -2,6 +2,7 @@
 // and line), summarize (a column per model and scenario), compare, and the v5.1 corpus.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "../test_support.h"
@@ -68,6 +69,28 @@ TEST(CliInference, CheckFailsAnInvalidRunWithFileAndLine) {
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("::error file=" + log.string() + ",line=" + std::to_string(line) +
                        ",title=loadgen_result_validity::"),
+            std::string::npos)
+      << r.out;
+}
+
+// A run made with another round's seeds is not a valid result of this one.
+TEST(CliInference, CheckFailsARunWithAnotherRoundsSeed) {
+  TempDir tmp;
+  fs::path src = source_dir() /
+                 "data/examples/inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9/Offline";
+  fs::path dir = tmp.path() / "inference_results_v4.1/closed/AMD/results/sys/llama2-70b-99.9/Offline";
+  fs::path log = dir / "performance/run_1/mlperf_log_detail.txt";
+  std::string text = testing::read_file(src / "performance/run_1/mlperf_log_detail.txt");
+  const std::string seed = "\"key\": \"effective_schedule_rng_seed\", \"value\": 14962580496156340209";
+  std::size_t at = text.find(seed);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, seed.size(), "\"key\": \"effective_schedule_rng_seed\", \"value\": 9933818062894767841");
+  write_file(log, text);
+  std::size_t line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n');
+  auto r = run_command(binary() + " check " + q(dir) + " 2>&1");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find(fmt::format("performance/run_1/mlperf_log_detail.txt:{}: ", line)), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("schedule_rng_seed is not the round's seed: value 9933818062894767841, limit 14962580496156340209"),
             std::string::npos)
       << r.out;
 }

@@ -223,6 +223,93 @@ TEST(InferenceValidity, EachFailedConditionCarriesValueLimitAndLine) {
   EXPECT_NE(errors->message.find("line 9: Multiple conf files are used"), std::string::npos);
 }
 
+// The run's settings the submission checker holds to the round's: the three RNG seeds, the
+// performance sample count, equal-issue mode and token latencies (check_performance_dir).
+std::string settings(const std::string& schedule_seed, const std::string& sample_count, const std::string& permutation,
+                     const std::string& token_latencies) {
+  return event("effective_qsl_rng_seed", "1780908523862526354") +
+         event("effective_sample_index_rng_seed", "14771362308971278857") +
+         event("effective_schedule_rng_seed", schedule_seed) +
+         event("effective_performance_sample_count", sample_count) +
+         event("effective_sample_concatenate_permutation", permutation) +
+         event("requested_use_token_latencies", token_latencies) + event("result_tokens_per_second", "100.5") +
+         event("effective_samples_per_query", "24576");
+}
+
+TEST(InferenceValidity, SeedsSampleCountEqualIssueAndTokenLatenciesAreTheRoundsOwn) {
+  TempDir tmp;
+  fs::path base = tmp.path() / "inference_results_v5.1/closed/Org/results/sys/llama2-70b-99";
+  write_file(base / "Offline/performance/run_1/mlperf_log_detail.txt",
+             run_log("Offline", settings("18209322760996052031", "24576", "true", "true")));
+  DirectoryResult good = score_one(base / "Offline");
+  ASSERT_TRUE(good.inference);
+  for (const char* name : {"qsl_rng_seed", "sample_index_rng_seed", "schedule_rng_seed", "performance_sample_count",
+                           "equal_issue_mode", "token_latencies"}) {
+    ASSERT_NE(check(*good.inference, name), nullptr) << name;
+    EXPECT_TRUE(check(*good.inference, name)->passed) << name;
+  }
+  EXPECT_EQ(check(*good.inference, "sample_index_rng_seed")->value, 14771362308971278857ULL);  // beyond int64
+  EXPECT_TRUE(good.inference->valid);
+
+  write_file(base / "Server/performance/run_1/mlperf_log_detail.txt",
+             run_log("Offline", settings("18209322760996052030", "1000", "false", "false")));
+  DirectoryResult bad = score_one(base / "Server");
+  ASSERT_TRUE(bad.inference);
+  const InferenceResult& r = *bad.inference;
+  EXPECT_FALSE(r.valid);
+  const ValidityCheck* seed = check(r, "schedule_rng_seed");
+  EXPECT_FALSE(seed->passed);
+  EXPECT_EQ(seed->value, 18209322760996052030ULL);
+  EXPECT_EQ(seed->limit, 18209322760996052031ULL);
+  EXPECT_EQ(seed->line, 5u);
+  EXPECT_TRUE(check(r, "qsl_rng_seed")->passed);
+  const ValidityCheck* count = check(r, "performance_sample_count");
+  EXPECT_FALSE(count->passed);
+  EXPECT_EQ(count->value, 1000);
+  EXPECT_EQ(count->limit, 24576);
+  EXPECT_EQ(count->line, 6u);
+  EXPECT_FALSE(check(r, "equal_issue_mode")->passed);
+  EXPECT_EQ(check(r, "equal_issue_mode")->line, 7u);
+  EXPECT_FALSE(check(r, "token_latencies")->passed);
+  EXPECT_EQ(check(r, "token_latencies")->message, "an LLM run must log token latencies (use_token_latencies)");
+}
+
+// The rules are the round's: v4.1's checker, as written, asks equal-issue mode of llama2-70b-99.9
+// but not of llama2-70b-99 (a missing comma joins that name to the one before), and only in
+// the closed and network divisions; v6.0 has its own seeds and no equal-issue rule.
+TEST(InferenceValidity, EachRoundHasItsOwnSettingsRules) {
+  TempDir tmp;
+  const std::string v41_settings = event("effective_sample_concatenate_permutation", "false") +
+                                   event("effective_schedule_rng_seed", "14962580496156340209");
+  write_file(tmp.path() / "inference_results_v4.1/closed/Org/results/sys/llama2-70b-99.9/Offline/performance/run_1/"
+                          "mlperf_log_detail.txt",
+             run_log("Offline", v41_settings));
+  write_file(tmp.path() / "inference_results_v4.1/closed/Org/results/sys/llama2-70b-99/Offline/performance/run_1/"
+                          "mlperf_log_detail.txt",
+             run_log("Offline", v41_settings));
+  write_file(tmp.path() / "inference_results_v4.1/open/Org/results/sys/llama2-70b-99.9/Offline/performance/run_1/"
+                          "mlperf_log_detail.txt",
+             run_log("Offline", v41_settings));
+  write_file(tmp.path() / "inference_results_v6.0/closed/Org/results/sys/llama2-70b-99/Offline/performance/run_1/"
+                          "mlperf_log_detail.txt",
+             run_log("Offline", event("effective_sample_concatenate_permutation", "false")));
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  ASSERT_EQ(dirs.size(), 4u);
+  std::vector<DirectoryResult> r;
+  for (const auto& d : dirs) r.push_back(score_directory(d, data(), ScoreOptions{}));
+  // closed llama2-70b-99, closed llama2-70b-99.9, open llama2-70b-99.9 (v4.1), closed v6.0
+  EXPECT_EQ(check(*r[0].inference, "equal_issue_mode"), nullptr);
+  ASSERT_NE(check(*r[1].inference, "equal_issue_mode"), nullptr);
+  EXPECT_FALSE(check(*r[1].inference, "equal_issue_mode")->passed);
+  EXPECT_EQ(check(*r[2].inference, "equal_issue_mode"), nullptr);
+  EXPECT_TRUE(check(*r[1].inference, "schedule_rng_seed")->passed);
+  EXPECT_EQ(r[3].inference->round, "v6.0");
+  EXPECT_EQ(check(*r[3].inference, "equal_issue_mode"), nullptr);
+  EXPECT_EQ(check(*r[3].inference, "qsl_rng_seed")->limit, 2465351861681999779ULL);
+  EXPECT_EQ(check(*r[3].inference, "performance_sample_count")->limit, 24576);
+}
+
 TEST(InferenceValidity, AMissingKeyFailsItsCheckAndAMalformedLineIsAnInputError) {
   TempDir tmp;
   fs::path dir = tmp.path() / "sys/resnet50/Offline";
@@ -256,6 +343,12 @@ TEST(InferenceSummaryLog, WithoutADetailLogTheSummaryIsRead) {
   EXPECT_EQ(check(r, "min_duration")->value, 600000);
   EXPECT_EQ(check(r, "loadgen_errors"), nullptr);  // the summary does not list them
   EXPECT_EQ(check(r, "ttft_99_percentile_ns")->value, 1604171041);
+  // The summary's "Test Parameters Used" hold the seeds and the sample count, not the
+  // equal-issue or token-latency settings (those are judged from a detail log only).
+  EXPECT_TRUE(check(r, "qsl_rng_seed")->passed);
+  EXPECT_EQ(check(r, "performance_sample_count")->value, 24576);
+  EXPECT_EQ(check(r, "equal_issue_mode"), nullptr);
+  EXPECT_EQ(check(r, "token_latencies"), nullptr);
   EXPECT_TRUE(r.valid);
 }
 

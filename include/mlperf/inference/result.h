@@ -37,6 +37,17 @@ struct RoundRules {
   std::map<std::string, double> offline_min_samples_per_query;  ///< model → minimum (closed)
   std::map<std::string, double> server_target_latency_ns;   ///< model → Server latency target
   std::map<std::string, std::map<std::string, TokenLatencyLimits>> llm_latency_limits;  ///< model → scenario
+  /// The round's official RNG seeds: "qsl_rng_seed", "sample_index_rng_seed",
+  /// "schedule_rng_seed" → value (MODEL_CONFIG[round]["seeds"]); loadgen logs effective_<name>.
+  std::map<std::string, std::uint64_t> seeds;
+  std::map<std::string, double> performance_sample_count;  ///< model → minimum ("performance-sample-count")
+  /// Models whose runs must use equal-issue mode (effective_sample_concatenate_permutation
+  /// true; requires_equal_issue), in `equal_issue_divisions` only (empty: every division).
+  std::set<std::string> equal_issue_models;
+  std::set<std::string> equal_issue_divisions;
+  /// LLMs whose runs must log token latencies (requested_use_token_latencies true;
+  /// extra_check_llm / get_llm_models).
+  std::set<std::string> token_latency_models;
 };
 
 /// configs/inference_rules.json: the rounds and what does not change between them.
