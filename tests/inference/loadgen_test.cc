@@ -274,36 +274,32 @@ TEST(InferenceValidity, SeedsSampleCountEqualIssueAndTokenLatenciesAreTheRoundsO
   EXPECT_EQ(check(r, "token_latencies")->message, "an LLM run must log token latencies (use_token_latencies)");
 }
 
-// The rules are the round's: v4.1's checker, as written, asks equal-issue mode of llama2-70b-99.9
-// but not of llama2-70b-99 (a missing comma joins that name to the one before), and only in
-// the closed and network divisions; v6.0 has its own seeds and no equal-issue rule.
+// The rules are the round's: v5.0 asks equal-issue mode of llama2-70b-99.9 in the closed and
+// network divisions only; v4.1's checker decides it from files outside the log (no check
+// here); v6.0 has its own seeds and no equal-issue rule.
 TEST(InferenceValidity, EachRoundHasItsOwnSettingsRules) {
   TempDir tmp;
-  const std::string v41_settings = event("effective_sample_concatenate_permutation", "false") +
-                                   event("effective_schedule_rng_seed", "14962580496156340209");
-  write_file(tmp.path() / "inference_results_v4.1/closed/Org/results/sys/llama2-70b-99.9/Offline/performance/run_1/"
-                          "mlperf_log_detail.txt",
-             run_log("Offline", v41_settings));
-  write_file(tmp.path() / "inference_results_v4.1/closed/Org/results/sys/llama2-70b-99/Offline/performance/run_1/"
-                          "mlperf_log_detail.txt",
-             run_log("Offline", v41_settings));
-  write_file(tmp.path() / "inference_results_v4.1/open/Org/results/sys/llama2-70b-99.9/Offline/performance/run_1/"
-                          "mlperf_log_detail.txt",
-             run_log("Offline", v41_settings));
+  const std::string off = event("effective_sample_concatenate_permutation", "false");
+  for (const char* where : {"inference_results_v5.0/closed", "inference_results_v5.0/open", "inference_results_v4.1/closed"}) {
+    write_file(tmp.path() / where / "Org/results/sys/llama2-70b-99.9/Offline/performance/run_1/mlperf_log_detail.txt",
+               run_log("Offline", off + event("effective_schedule_rng_seed", "9933818062894767841")));
+  }
   write_file(tmp.path() / "inference_results_v6.0/closed/Org/results/sys/llama2-70b-99/Offline/performance/run_1/"
                           "mlperf_log_detail.txt",
-             run_log("Offline", event("effective_sample_concatenate_permutation", "false")));
+             run_log("Offline", off));
   std::vector<DiscoveryError> errors;
   auto dirs = find_benchmark_dirs(tmp.path(), errors);
   ASSERT_EQ(dirs.size(), 4u);
   std::vector<DirectoryResult> r;
   for (const auto& d : dirs) r.push_back(score_directory(d, data(), ScoreOptions{}));
-  // closed llama2-70b-99, closed llama2-70b-99.9, open llama2-70b-99.9 (v4.1), closed v6.0
+  // v4.1 closed, v5.0 closed, v5.0 open, v6.0 closed
+  EXPECT_EQ(r[0].inference->round, "v4.1");
   EXPECT_EQ(check(*r[0].inference, "equal_issue_mode"), nullptr);
+  EXPECT_FALSE(check(*r[0].inference, "schedule_rng_seed")->passed);  // v5.0's seed in a v4.1 run
   ASSERT_NE(check(*r[1].inference, "equal_issue_mode"), nullptr);
   EXPECT_FALSE(check(*r[1].inference, "equal_issue_mode")->passed);
-  EXPECT_EQ(check(*r[2].inference, "equal_issue_mode"), nullptr);
   EXPECT_TRUE(check(*r[1].inference, "schedule_rng_seed")->passed);
+  EXPECT_EQ(check(*r[2].inference, "equal_issue_mode"), nullptr);
   EXPECT_EQ(r[3].inference->round, "v6.0");
   EXPECT_EQ(check(*r[3].inference, "equal_issue_mode"), nullptr);
   EXPECT_EQ(check(*r[3].inference, "qsl_rng_seed")->limit, 2465351861681999779ULL);
