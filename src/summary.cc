@@ -104,6 +104,7 @@ SystemDescription read_system_description(const fs::path& file) {
   d.number_of_nodes = count_field(doc, "number_of_nodes");
   d.host_processor_model_name = string_field(doc, "host_processor_model_name");
   d.framework = string_field(doc, "framework");
+  if (doc.contains("is_network")) d.is_network_json = doc["is_network"].dump();
   return d;
 }
 

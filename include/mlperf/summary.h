@@ -16,25 +16,9 @@
 #include "mlperf/facts.h"
 #include "mlperf/report.h"
 #include "mlperf/score.h"
+#include "mlperf/system_description.h"
 
 namespace mlperf {
-
-/// The fields of a system description `<org>/systems/<system>.json` (MLPerf submission
-/// rules, system description JSON) that the results table shows.
-struct SystemDescription {
-  std::string system_name;                ///< "system_name"
-  std::string division;                   ///< "division"
-  std::string availability;               ///< "status", e.g. "Available on-premise"
-  std::string accelerator_model_name;     ///< e.g. "AMD Instinct MI355X"
-  std::optional<long long> accelerators_per_node;
-  std::optional<long long> number_of_nodes;
-  std::string host_processor_model_name;  ///< e.g. "AMD EPYC 9575F"
-  std::string framework;                  ///< "framework", the software stack
-};
-
-/// Reads a system description. Counts may be JSON numbers or digit strings ("8"). Throws
-/// std::runtime_error naming the file when it cannot be read or is not a JSON object.
-SystemDescription read_system_description(const std::filesystem::path& file);
 
 /// One system: its description and its score per benchmark column.
 struct SystemRow {

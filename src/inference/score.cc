@@ -44,6 +44,53 @@ std::string division_of(const fs::path& scenario_dir) {
   return results.parent_path().parent_path().filename().string();
 }
 
+// The network-mode rule of the submission checker (is_system_over_network and the SUT name
+// check of check_performance_dir): the system description's "is_network", read as a string
+// ("true" in any case means a system over the network), must be true in the network division
+// and false in the closed one; a network system's SUT name must hold "Network SUT". A field
+// that is no string makes the official check raise: the run is invalid then.
+void add_network_mode_check(InferenceResult& r, const SystemDescription& system, const LoadgenLog& log,
+                            const std::string& division, const std::string& file) {
+  bool network = false;
+  bool readable = true;
+  if (!system.is_network_json.empty() && system.is_network_json != "null") {
+    auto value = nlohmann::json::parse(system.is_network_json, nullptr, false);
+    if (value.is_string()) {
+      std::string text = value.get<std::string>();
+      for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      network = text == "true";
+    } else {
+      readable = false;
+    }
+  }
+  const std::string d = [&] {
+    std::string lowered = division;
+    for (auto& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return lowered;
+  }();
+  auto add = [&](std::string name, bool passed, nlohmann::json value, nlohmann::json limit, std::uint64_t line,
+                 std::string message) {
+    r.checks.push_back({std::move(name), passed, std::move(value), std::move(limit), line,
+                        passed ? std::string() : std::move(message)});
+    r.valid = r.valid && passed;
+  };
+  if (!readable) {
+    add("network_mode", false, nlohmann::json::parse(system.is_network_json, nullptr, false), "a string", 0,
+        fmt::format("{}: is_network is not a string (the official check stops on it)", file));
+    return;
+  }
+  if (d == "closed" || d == "network") {
+    const bool wanted = d == "network";
+    add("network_mode", network == wanted, network, wanted, 0,
+        fmt::format("{}: a {} division system must {}be over the network (is_network)", file, d, wanted ? "" : "not "));
+  }
+  if (network && !log.from_summary) {
+    std::string sut = log.text("sut_name").value_or("");
+    add("network_sut_name", sut.find("Network SUT") != std::string::npos, sut, "contains \"Network SUT\"",
+        log.line("sut_name"), "a network system's SUT name must contain \"Network SUT\"");
+  }
+}
+
 }  // namespace
 
 const PublishedFigure* InferenceData::find(const std::string& round, const std::string& model,
@@ -58,15 +105,19 @@ const PublishedFigure* InferenceData::find(const std::string& round, const std::
   return by_platform;
 }
 
-std::string InferenceData::accelerator_of(const fs::path& system_description) const {
+SystemDescription InferenceData::system_of(const fs::path& system_description) const {
   std::string key = system_description.string();
   {
     std::lock_guard lock(cache_->mutex);
-    if (auto it = cache_->accelerators.find(key); it != cache_->accelerators.end()) return it->second;
+    if (auto it = cache_->systems.find(key); it != cache_->systems.end()) return it->second;
   }
-  std::string name = read_system_description(system_description).accelerator_model_name;
+  SystemDescription d = read_system_description(system_description);
   std::lock_guard lock(cache_->mutex);
-  return cache_->accelerators.emplace(key, name).first->second;
+  return cache_->systems.emplace(key, std::move(d)).first->second;
+}
+
+std::string InferenceData::accelerator_of(const fs::path& system_description) const {
+  return system_of(system_description).accelerator_model_name;
 }
 
 InferenceData load_inference_data(const fs::path& root) {
@@ -180,7 +231,9 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     // Platform: the system description's accelerator, else the system folder name.
     if (dir.system_description) {
       try {
-        out.accelerator_model_name = inf.accelerator_of(*dir.system_description);
+        SystemDescription system = inf.system_of(*dir.system_description);
+        out.accelerator_model_name = system.accelerator_model_name;
+        add_network_mode_check(*result, system, log, out.division, dir.system_description->string());
       } catch (const std::exception& e) {
         out.warnings.push_back(e.what());
       }

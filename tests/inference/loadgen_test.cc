@@ -306,6 +306,43 @@ TEST(InferenceValidity, EachRoundHasItsOwnSettingsRules) {
   EXPECT_EQ(check(*r[3].inference, "performance_sample_count")->limit, 24576);
 }
 
+// The system description says whether the system is over the network (is_network, a string):
+// never in the closed division, always in the network one, whose SUT name says "Network SUT".
+TEST(InferenceValidity, NetworkModeFollowsTheDivision) {
+  TempDir tmp;
+  fs::path root = tmp.path() / "inference_results_v5.1";
+  for (const char* division : {"closed", "network", "open"}) {
+    write_file(root / division / "Org/systems/sys.json", R"({"accelerator_model_name": "X", "is_network": "True"})");
+    write_file(root / division / "Org/results/sys/resnet50/Offline/performance/run_1/mlperf_log_detail.txt",
+               run_log("Offline", event("sut_name", "\"PySUT\"")));
+  }
+  write_file(root / "closed/Org2/systems/sys.json", R"({"accelerator_model_name": "X", "is_network": true})");
+  write_file(root / "closed/Org2/results/sys/resnet50/Offline/performance/run_1/mlperf_log_detail.txt",
+             run_log("Offline", ""));
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  ASSERT_EQ(dirs.size(), 4u);
+  std::vector<DirectoryResult> r;
+  for (const auto& d : dirs) r.push_back(score_directory(d, data(), ScoreOptions{}));
+  // closed/Org, closed/Org2, network/Org, open/Org
+  const ValidityCheck* closed = check(*r[0].inference, "network_mode");
+  ASSERT_NE(closed, nullptr);
+  EXPECT_FALSE(closed->passed);
+  EXPECT_EQ(closed->value, true);
+  EXPECT_EQ(closed->limit, false);
+  EXPECT_FALSE(r[0].inference->valid);
+  EXPECT_FALSE(check(*r[1].inference, "network_mode")->passed);  // not a string: the official check stops
+  EXPECT_NE(check(*r[1].inference, "network_mode")->message.find("is_network is not a string"), std::string::npos);
+  EXPECT_TRUE(check(*r[2].inference, "network_mode")->passed);
+  const ValidityCheck* sut = check(*r[2].inference, "network_sut_name");
+  ASSERT_NE(sut, nullptr);
+  EXPECT_FALSE(sut->passed);
+  EXPECT_EQ(sut->value, "PySUT");
+  EXPECT_EQ(sut->line, 3u);
+  EXPECT_EQ(check(*r[3].inference, "network_mode"), nullptr);  // open: either
+  EXPECT_FALSE(check(*r[3].inference, "network_sut_name")->passed);
+}
+
 TEST(InferenceValidity, AMissingKeyFailsItsCheckAndAMalformedLineIsAnInputError) {
   TempDir tmp;
   fs::path dir = tmp.path() / "sys/resnet50/Offline";

@@ -12,7 +12,8 @@ namespace mlperf::inference {
 /// check per validity condition, id "loadgen_<name>" (result_validity, loadgen_errors (as is),
 /// min_duration, min_query_count, offline_samples_per_query, early_stopping,
 /// server_target_latency_ns, qsl_rng_seed, sample_index_rng_seed, schedule_rng_seed,
-/// performance_sample_count, equal_issue_mode, token_latencies, ttft_99_percentile_ns,
+/// performance_sample_count, equal_issue_mode, token_latencies, network_mode, network_sut_name,
+/// ttft_99_percentile_ns,
 /// tpot_99_percentile_ns, inferred_result, performance_result). A failed condition is an error at the line of the log its value
 /// came from, its message giving value and limit. Never throws; never re-reads the log.
 CheckReport check_inference_directory(const DirectoryResult& result);

@@ -16,6 +16,7 @@
 
 #include "mlperf/inference/result.h"
 #include "mlperf/score.h"
+#include "mlperf/system_description.h"
 
 namespace mlperf::inference {
 
@@ -41,6 +42,9 @@ struct InferenceData {
   /// folder of a system names the same one). Thread-safe. Throws std::runtime_error naming
   /// the file when it cannot be read (again on each call).
   std::string accelerator_of(const std::filesystem::path& system_description) const;
+  /// The whole system description, read once per file as accelerator_of. Thread-safe.
+  /// Throws std::runtime_error naming the file when it cannot be read.
+  SystemDescription system_of(const std::filesystem::path& system_description) const;
 
   /// The figure for (round, model, scenario) on `system`, else the first on `platform`; nullptr.
   const PublishedFigure* find(const std::string& round, const std::string& model, const std::string& scenario,
@@ -49,7 +53,7 @@ struct InferenceData {
  private:
   struct Cache {
     std::mutex mutex;
-    std::map<std::string, std::string> accelerators;
+    std::map<std::string, SystemDescription> systems;
   };
   std::shared_ptr<Cache> cache_ = std::make_shared<Cache>();
 };
