@@ -38,6 +38,7 @@ RoundRules round_rules(const nlohmann::json& j) {
   r.min_query_count = object_of<double>(j, "min_query_count");
   r.offline_min_samples_per_query = object_of<double>(j, "offline_min_samples_per_query");
   r.server_target_latency_ns = object_of<double>(j, "server_target_latency_ns");
+  r.model_result_scale = object_of<std::map<std::string, double>>(j, "model_result_scale");
   if (j.contains("seeds")) {
     for (auto it = j["seeds"].begin(); it != j["seeds"].end(); ++it) r.seeds[it.key()] = it.value().get<std::uint64_t>();
   }
@@ -191,6 +192,9 @@ InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& r
   }
   std::optional<double> figure = r.metric.empty() ? std::nullopt : log.number(r.metric);
   if (figure && rules.latency_scenarios_ns_to_ms.count(loadgen_scenario)) *figure /= kNsPerMs;
+  if (auto m = rr.model_result_scale.find(model); figure && m != rr.model_result_scale.end()) {
+    if (auto f = m->second.find(loadgen_scenario); f != m->second.end()) *figure *= f->second;
+  }
 
   // Results inferred from another scenario's run (get_inferred_result).
   bool inferred_valid = true;

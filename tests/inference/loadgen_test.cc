@@ -343,6 +343,19 @@ TEST(InferenceValidity, NetworkModeFollowsTheDivision) {
   EXPECT_FALSE(check(*r[3].inference, "network_sut_name")->passed);
 }
 
+TEST(InferenceRules, V60WanSingleStreamIsInSeconds) {
+  TempDir tmp;
+  fs::path dir = tmp.path() / "inference_v6.0/closed/Org/results/sys/wan-2.2-t2v-a14b/SingleStream";
+  write_file(dir / "performance/run_1/mlperf_log_detail.txt",
+             run_log("SingleStream", event("early_stopping_latency_ss", "12345678901")));
+  DirectoryResult d = score_one(tmp.path());
+  ASSERT_TRUE(d.inference);
+  EXPECT_EQ(d.inference->round, "v6.0");
+  EXPECT_EQ(d.inference->units, "Latency (s)");
+  EXPECT_DOUBLE_EQ(*d.inference->performance_result, 12.345678901);
+  EXPECT_EQ(check(*d.inference, "performance_sample_count")->limit, 50);
+}
+
 TEST(InferenceValidity, AMissingKeyFailsItsCheckAndAMalformedLineIsAnInputError) {
   TempDir tmp;
   fs::path dir = tmp.path() / "sys/resnet50/Offline";

@@ -37,6 +37,9 @@ struct RoundRules {
   std::map<std::string, double> offline_min_samples_per_query;  ///< model → minimum (closed)
   std::map<std::string, double> server_target_latency_ns;   ///< model → Server latency target
   std::map<std::string, std::map<std::string, TokenLatencyLimits>> llm_latency_limits;  ///< model → scenario
+  /// model → scenario → factor applied to the figure after the ns → ms scaling (v6.0's
+  /// wan-2.2-t2v-a14b SingleStream is reported in seconds: get_performance_metric_check's S_TO_MS).
+  std::map<std::string, std::map<std::string, double>> model_result_scale;
   /// The round's official RNG seeds: "qsl_rng_seed", "sample_index_rng_seed",
   /// "schedule_rng_seed" → value (MODEL_CONFIG[round]["seeds"]); loadgen logs effective_<name>.
   std::map<std::string, std::uint64_t> seeds;
