@@ -266,12 +266,24 @@ void write_report(std::ostream& out, const std::vector<DirectoryResult>& results
                   RcpPass pass) {
   switch (format) {
     case ReportFormat::kJson: {
-      // {"results": [...]} as nlohmann::json dumps it with indent 2, each directory's object
-      // built and dumped on its own thread, then indented and joined in order. Latin-1 text
-      // from logs is already UTF-8; replace anything else rather than throw.
+      // {"results": [...]} as nlohmann::json dumps it with indent 2: each directory's object
+      // written on its own thread already indented for its place (four spaces), then joined in
+      // order. Latin-1 text from logs is already UTF-8; replace anything else rather than throw.
       std::vector<std::string> objects(results.size());
       parallel_for(results.size(), default_threads(), [&](std::size_t i) {
-        objects[i] = to_json(results[i], pass).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+        if (results[i].dir.loadgen) {
+          objects[i] = inference::to_json_text(results[i], 4);
+          return;
+        }
+        std::string dumped = to_json(results[i], pass).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+        // A dumped JSON text holds raw newlines only between its members (strings escape them).
+        std::string& indented = objects[i];
+        indented.reserve(dumped.size() * 5 / 4);
+        std::string_view rest = dumped;
+        for (std::size_t nl; (nl = rest.find('\n')) != std::string_view::npos; rest.remove_prefix(nl + 1)) {
+          indented.append(rest.substr(0, nl + 1)).append("    ");
+        }
+        indented.append(rest);
       });
       if (objects.empty()) {
         out << "{\n  \"results\": []\n}\n";
@@ -279,16 +291,11 @@ void write_report(std::ostream& out, const std::vector<DirectoryResult>& results
       }
       std::string text = "{\n  \"results\": [";
       std::size_t bytes = 0;
-      for (const auto& o : objects) bytes += o.size() * 5 / 4 + 8;
+      for (const auto& o : objects) bytes += o.size() + 8;
       text.reserve(bytes);
       for (std::size_t i = 0; i < objects.size(); ++i) {
         text += i == 0 ? "\n    " : ",\n    ";
-        // A dumped JSON text holds raw newlines only between its members (strings escape them).
-        std::string_view rest = objects[i];
-        for (std::size_t nl; (nl = rest.find('\n')) != std::string_view::npos; rest.remove_prefix(nl + 1)) {
-          text.append(rest.substr(0, nl + 1)).append("    ");
-        }
-        text.append(rest);
+        text.append(objects[i]);
         std::string().swap(objects[i]);
       }
       text += "\n  ]\n}\n";

@@ -90,6 +90,13 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
 /// value, limit, line, message}], log_file, from_summary, platform, expected, errors.
 nlohmann::json to_json(const DirectoryResult& result);
 
+/// The same object as JSON text, exactly as to_json(result).dump(2) with invalid UTF-8
+/// replaced gives it (keys sorted, 2-space indent, nlohmann's number and string forms), written
+/// without building the JSON tree: the report of a whole round spent most of its time building
+/// and freeing those trees (issue #13's speed target). `indent` spaces follow every newline
+/// (the object's place inside a larger document).
+std::string to_json_text(const DirectoryResult& result, std::size_t indent = 0);
+
 /// The human report of an inference directory (the `table` format of `score`).
 void write_table(std::ostream& out, const DirectoryResult& result);
 
