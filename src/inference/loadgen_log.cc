@@ -51,7 +51,7 @@ std::size_t last_of(std::string_view text, std::string_view needle) {
 // form, flags an error or holds a wanted key takes the full path. The last `"is_error": `
 // is metadata's: loadgen writes metadata after value, and inside a JSON string the quotes
 // of that text would be escaped.
-bool skippable(std::string_view payload, const std::set<std::string, std::less<>>& wanted) {
+bool skippable(std::string_view payload, const KeySet& wanted) {
   constexpr std::string_view head = "{\"key\": \"";
   constexpr std::string_view flag = "\"is_error\": ";
   if (!payload.starts_with(head)) return false;
@@ -93,7 +93,7 @@ std::uint64_t LoadgenLog::line(std::string_view key) const {
   return it == values.end() ? 0 : it->second.line;
 }
 
-LoadgenLog read_detail_log(const std::filesystem::path& file, const std::set<std::string, std::less<>>& wanted) {
+LoadgenLog read_detail_log(const std::filesystem::path& file, const KeySet& wanted) {
   LoadgenLog log;
   log.file = file;
   LineReader reader(file_source(file));

@@ -76,8 +76,8 @@ nlohmann::json value_or_null(const std::optional<double>& v) { return v ? number
 
 }  // namespace
 
-std::set<std::string, std::less<>> InferenceRules::keys_read() const {
-  std::set<std::string, std::less<>> keys = {
+KeySet InferenceRules::keys_read() const {
+  KeySet keys = {
       "effective_scenario", "result_validity", "num_errors", "loadgen_version", "effective_min_duration_ms",
       "effective_min_query_count", "effective_samples_per_query", "early_stopping_met", "early_stopping_result",
       "effective_target_latency_ns", "requested_use_token_latencies",

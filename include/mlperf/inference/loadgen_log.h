@@ -10,11 +10,21 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "mlperf/mllog.h"
 
 namespace mlperf::inference {
+
+/// A set of loadgen keys, looked up by string_view without building a string (the reader asks
+/// it about every line of a detail log).
+struct KeyHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+};
+using KeySet = std::unordered_set<std::string, KeyHash, std::equal_to<>>;
 
 /// The file names loadgen writes into a run folder.
 inline constexpr const char* kDetailLogName = "mlperf_log_detail.txt";
@@ -60,7 +70,7 @@ struct LoadgenLog {
 /// form whose key is not wanted and whose metadata.is_error is false are skipped without
 /// being validated (the reader's speed target: twice `grep -c` over the same logs). Throws std::runtime_error
 /// naming the file when it cannot be opened or read.
-LoadgenLog read_detail_log(const std::filesystem::path& file, const std::set<std::string, std::less<>>& wanted);
+LoadgenLog read_detail_log(const std::filesystem::path& file, const KeySet& wanted);
 
 /// Reads the "label : value" lines of a summary log, mapping each label of `labels`
 /// (configs/inference_rules.json "summary_labels") to the loadgen key the detail log would

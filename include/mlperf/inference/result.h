@@ -64,7 +64,7 @@ struct InferenceRules {
   std::map<std::string, std::string> summary_labels;  ///< summary label → loadgen key
 
   /// Every loadgen key any rule reads (what read_detail_log keeps).
-  std::set<std::string, std::less<>> keys_read() const;
+  KeySet keys_read() const;
   /// The model whose rules apply to a model folder name: the name itself when a round knows
   /// it, else the first alias whose prefix it starts with, else the name.
   std::string model_of(const std::string& folder) const;

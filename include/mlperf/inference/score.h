@@ -36,7 +36,7 @@ struct PublishedFigure {
 struct InferenceData {
   InferenceRules rules;
   std::vector<PublishedFigure> expected;
-  std::set<std::string, std::less<>> keys_read;  ///< rules.keys_read(), computed once
+  KeySet keys_read;  ///< rules.keys_read(), computed once
 
   /// accelerator_model_name of a system description, read once per file (every scenario
   /// folder of a system names the same one). Thread-safe. Throws std::runtime_error naming
