@@ -50,20 +50,30 @@ TEST(CliInference, ScoreReportsInferenceAndTrainingFoldersSideBySide) {
   EXPECT_EQ(testing::snapshot(source_dir() / "data/examples"), before);  // never writes into its input
 }
 
-TEST(CliInference, CheckFailsAnInvalidRunWithFileAndLine) {
-  TempDir tmp;
-  fs::path src = source_dir() /
-                 "data/examples/inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9/Offline";
-  fs::path dir = tmp.path() / "closed/AMD/results/sys/llama2-70b-99.9/Offline";
+fs::path v41_offline() {
+  return source_dir() / "data/examples/inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9/Offline";
+}
+
+// AMD's v4.1 Offline run copied to `dir` with `from` (a key and its value, as logged) made
+// `to`; returns the copied log and the line changed.
+std::pair<fs::path, std::size_t> amd_offline_with(const fs::path& dir, const std::string& from, const std::string& to) {
+  fs::path src = v41_offline();
   fs::path log = dir / "performance/run_1/mlperf_log_detail.txt";
   std::string text = testing::read_file(src / "performance/run_1/mlperf_log_detail.txt");
-  const std::string valid = "\"key\": \"result_validity\", \"value\": \"VALID\"";
-  std::size_t at = text.find(valid);
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, valid.size(), "\"key\": \"result_validity\", \"value\": \"INVALID\"");
+  std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at == std::string::npos) return {log, 0};
+  text.replace(at, from.size(), to);
   write_file(log, text);
-  std::size_t line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n');
-  auto ok = run_command(binary() + " check " + q(src) + " 2>&1");
+  return {log, 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'))};
+}
+
+TEST(CliInference, CheckFailsAnInvalidRunWithFileAndLine) {
+  TempDir tmp;
+  fs::path dir = tmp.path() / "closed/AMD/results/sys/llama2-70b-99.9/Offline";
+  auto [log, line] = amd_offline_with(dir, "\"key\": \"result_validity\", \"value\": \"VALID\"",
+                                      "\"key\": \"result_validity\", \"value\": \"INVALID\"");
+  auto ok = run_command(binary() + " check " + q(v41_offline()) + " 2>&1");
   EXPECT_EQ(ok.status, 0) << ok.out;
   auto r = run_command(binary() + " check --format github " + q(dir) + " 2>&1");
   EXPECT_EQ(r.status, 1) << r.out;
@@ -76,17 +86,9 @@ TEST(CliInference, CheckFailsAnInvalidRunWithFileAndLine) {
 // A run made with another round's seeds is not a valid result of this one.
 TEST(CliInference, CheckFailsARunWithAnotherRoundsSeed) {
   TempDir tmp;
-  fs::path src = source_dir() /
-                 "data/examples/inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9/Offline";
   fs::path dir = tmp.path() / "inference_results_v4.1/closed/AMD/results/sys/llama2-70b-99.9/Offline";
-  fs::path log = dir / "performance/run_1/mlperf_log_detail.txt";
-  std::string text = testing::read_file(src / "performance/run_1/mlperf_log_detail.txt");
-  const std::string seed = "\"key\": \"effective_schedule_rng_seed\", \"value\": 14962580496156340209";
-  std::size_t at = text.find(seed);
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, seed.size(), "\"key\": \"effective_schedule_rng_seed\", \"value\": 9933818062894767841");
-  write_file(log, text);
-  std::size_t line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n');
+  auto [log, line] = amd_offline_with(dir, "\"key\": \"effective_schedule_rng_seed\", \"value\": 14962580496156340209",
+                                      "\"key\": \"effective_schedule_rng_seed\", \"value\": 9933818062894767841");
   auto r = run_command(binary() + " check " + q(dir) + " 2>&1");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find(fmt::format("performance/run_1/mlperf_log_detail.txt:{}: ", line)), std::string::npos) << r.out;
