@@ -206,15 +206,21 @@ const char* find_counting_newlines(const char* p, const char* end, std::string_v
 
 namespace {
 // One spare buffer per thread: a reader per file takes it instead of allocating (and the
-// kernel clearing fresh pages for) a new block each time, and gives it back when done.
+// kernel clearing fresh pages for) a new block each time, and gives it back when done. A
+// buffer grown for a long line is kept too (up to kSpareLimit): the next file of the same
+// kind has lines as long (loadgen's loaded_qsl_set runs to megabytes), and a fresh mapping
+// per file cost a page fault per 4 KiB.
+constexpr std::size_t kSpareLimit = 16 << 20;
 thread_local std::unique_ptr<char[]> t_spare_buffer;
 thread_local std::size_t t_spare_capacity = 0;
+thread_local std::size_t t_spare_block = 0;  // the block size of the reader that kept it
 }  // namespace
 
 LineReader::LineReader(ByteSource source, std::size_t block_bytes, std::size_t max_line_bytes)
     : source_(std::move(source)), max_line_bytes_(max_line_bytes) {
   block_bytes = std::max<std::size_t>(block_bytes, 1);
-  if (t_spare_buffer && t_spare_capacity == block_bytes) {
+  // Only a spare of a reader with the same block size (tests read in tiny blocks on purpose).
+  if (t_spare_buffer && t_spare_block == block_bytes) {
     buffer_ = Buffer{std::move(t_spare_buffer), t_spare_capacity};
     t_spare_capacity = 0;
   } else {
@@ -224,10 +230,12 @@ LineReader::LineReader(ByteSource source, std::size_t block_bytes, std::size_t m
 }
 
 LineReader::~LineReader() {
-  // Only a buffer of the usual size is kept (one grown for a long line is let go).
-  if (buffer_.bytes && buffer_.capacity == block_bytes_) {
+  // The bigger of this buffer and the spare is kept, within kSpareLimit.
+  if (buffer_.bytes && buffer_.capacity <= std::max(kSpareLimit, block_bytes_) &&
+      (!t_spare_buffer || buffer_.capacity >= t_spare_capacity)) {
     t_spare_buffer = std::move(buffer_.bytes);
     t_spare_capacity = buffer_.capacity;
+    t_spare_block = block_bytes_;
   }
 }
 

@@ -107,6 +107,26 @@ TEST(LineReader, LinesSplitAcrossReadsWithGrowingBuffer) {
   EXPECT_EQ(read_string("ab\r\ncd\r\n", 1, 1), crlf);
 }
 
+TEST(LineReader, ReaderAfterOneThatGrewItsBufferReadsOnlyItsOwnBytes) {
+  // The first reader grows its 8-byte block to 64 bytes for a 40-byte line and leaves it to
+  // the next reader of the thread, which reads short lines in 2-byte chunks: the old bytes
+  // still in the buffer never show through, and the numbering starts again.
+  const std::string long_line(40, 'x');
+  EXPECT_EQ(read_string("ab\n" + long_line + "\ncd", 5, 8),
+            (std::vector<Got>{{"ab", 1, false}, {long_line, 2, false}, {"cd", 3, false}}));
+  EXPECT_EQ(read_string("1\n22\n\n333", 2, 8),
+            (std::vector<Got>{{"1", 1, false}, {"22", 2, false}, {"", 3, false}, {"333", 4, false}}));
+  Line line;
+  LineReader with_needle(string_source("no\n:::MLLOG a\nx:::MLLOG b", 3), 8);
+  ASSERT_TRUE(with_needle.next_with(":::MLLOG", line));
+  EXPECT_EQ(line.text, ":::MLLOG a");
+  EXPECT_EQ(line.number, 2u);
+  ASSERT_TRUE(with_needle.next_with(":::MLLOG", line));
+  EXPECT_EQ(line.text, "x:::MLLOG b");
+  EXPECT_EQ(line.number, 3u);
+  EXPECT_FALSE(with_needle.next_with(":::MLLOG", line));
+}
+
 TEST(LineReader, OverLongLineIsTruncatedAndNextLineKeepsItsNumber) {
   // max 6 bytes, block 4 (grows to 8), 3 bytes per read.
   std::vector<Got> want = {

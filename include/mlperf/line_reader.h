@@ -38,8 +38,9 @@ struct Line {
 
 /// Splits a ByteSource into lines. Memory is bounded by the block size plus the longest
 /// line kept (at most `max_line_bytes`; longer lines are returned with `truncated` set and
-/// the rest of the line skipped). A last line without a newline is still returned. A
-/// block-sized buffer is kept per thread for the next reader (one reader per file).
+/// the rest of the line skipped). A last line without a newline is still returned. The
+/// buffer (a block, or more after a long line, up to 16 MiB) is kept per thread for the next
+/// reader of the same block size (one reader per file).
 class LineReader {
  public:
   static constexpr std::size_t kDefaultBlockBytes = 256 << 10;
