@@ -83,6 +83,17 @@ void apply_probe(const std::string& sysfs_root, const DataContext& data, ScoreOp
 /// Prints each directory's unreadable files and parse errors to stderr as FILE:LINE: msg.
 void print_input_errors(const std::vector<DirectoryResult>& results);
 
+/// Keeps `value` alive until the process exits, never destroyed: the system takes its memory
+/// back at exit at once, where destructors would return a round's results (millions of
+/// small strings and paths, some milliseconds on one core) block by block. For what a
+/// command holds at its end only. The object stays reachable from a global, so leak
+/// checkers do not report it.
+template <class T>
+void keep_until_exit(T&& value) {
+  static auto* kept = new std::vector<const void*>();
+  kept->push_back(new std::decay_t<T>(std::forward<T>(value)));
+}
+
 /// Adds one subcommand to `app`.
 using CommandFactory = Command (*)(CLI::App& app);
 

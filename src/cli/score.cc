@@ -49,6 +49,8 @@ int run_score(const ScoreArgs& args) {
       write_report(out, results, *parse_report_format(args.format), options.rcp_pass);
     }
   });
+  keep_until_exit(std::move(results));
+  keep_until_exit(std::move(dirs));
   return written ? status : kExitInputError;
 }
 
