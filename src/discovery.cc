@@ -288,57 +288,57 @@ std::vector<Place> visit(const Place& place, const Place* parent, std::vector<Be
   return children;
 }
 
-void walk(const Place& place, const Place* parent, std::vector<BenchmarkDir>& out, std::vector<DiscoveryError>& errors,
-          int depth, const std::string& glob) {
-  for (const auto& child : visit(place, parent, out, errors, depth, glob)) {
-    walk(child, &place, out, errors, depth + 1, glob);
-  }
-}
-
-// What the walk finds below one directory, kept apart so that subtrees can be walked on
-// several threads and joined in the order a single walk gives.
-struct Subtree {
+// One folder of the walk: where it is, what listing it found (a leaf's benchmark directory,
+// errors) and the folders below it to walk, by index in the walk's node list.
+struct WalkNode {
   Place place;
-  std::optional<Place> parent;
+  std::size_t parent = 0;  // index of the folder above (the root: itself)
   int depth = 0;
-  bool pending = true;  // not listed yet
   std::vector<BenchmarkDir> out;
   std::vector<DiscoveryError> errors;
+  std::vector<Place> below;             // found by listing, not yet given indexes
+  std::vector<std::size_t> children;  // indexes of `below`, in order
 };
 
-// The walk of `root` on the machine's cores: the top levels are listed in order until there
-// are enough subtrees to share out (or none left), then each subtree is walked on its own
-// thread; the results are joined in depth-first order, as one walk would give them.
+// The walk of `root` on the machine's cores, a level at a time: every folder of a level is
+// listed in parallel (a tree's folders are spread evenly over the levels, whatever its
+// shape), then the next level is the folders they hold. The results are joined in
+// depth-first order, as one walk would give them.
 void walk_parallel(const fs::path& root, std::vector<BenchmarkDir>& out, std::vector<DiscoveryError>& errors,
                    const std::string& glob) {
-  const std::size_t enough = 8 * static_cast<std::size_t>(default_threads());
-  std::vector<Subtree> items(1);
-  items[0].place = Place::of(root);
-  for (int level = 0; level < 4; ++level) {
-    std::size_t pending = 0;
-    for (const auto& item : items) pending += item.pending ? 1 : 0;
-    if (pending == 0 || pending >= enough) break;
-    std::vector<Subtree> next;
-    for (auto& item : items) {
-      if (!item.pending) {
-        next.push_back(std::move(item));
-        continue;
+  std::vector<WalkNode> nodes(1);
+  nodes[0].place = Place::of(root);
+  std::vector<std::size_t> level{0};
+  while (!level.empty()) {
+    parallel_for(level.size(), default_threads(), [&](std::size_t i) {
+      WalkNode& node = nodes[level[i]];
+      const Place* parent = level[i] == 0 ? nullptr : &nodes[node.parent].place;
+      node.below = visit(node.place, parent, node.out, node.errors, node.depth, glob);
+    });
+    std::vector<std::size_t> next;
+    for (std::size_t index : level) {
+      std::vector<Place> below = std::move(nodes[index].below);
+      const int depth = nodes[index].depth + 1;
+      for (auto& place : below) {
+        nodes[index].children.push_back(nodes.size());
+        next.push_back(nodes.size());
+        WalkNode child;
+        child.place = std::move(place);
+        child.parent = index;
+        child.depth = depth;
+        nodes.push_back(std::move(child));
       }
-      Subtree listed{item.place, item.parent, item.depth, false, {}, {}};
-      std::vector<Place> children =
-          visit(item.place, item.parent ? &*item.parent : nullptr, listed.out, listed.errors, item.depth, glob);
-      next.push_back(std::move(listed));
-      for (auto& child : children) next.push_back(Subtree{std::move(child), item.place, item.depth + 1, true, {}, {}});
     }
-    items = std::move(next);
+    level = std::move(next);
   }
-  parallel_for(items.size(), default_threads(), [&](std::size_t i) {
-    Subtree& item = items[i];
-    if (item.pending) walk(item.place, item.parent ? &*item.parent : nullptr, item.out, item.errors, item.depth, glob);
-  });
-  for (auto& item : items) {
-    for (auto& d : item.out) out.push_back(std::move(d));
-    for (auto& e : item.errors) errors.push_back(std::move(e));
+  // Depth first: a folder's own finds, then its children's in order.
+  std::vector<std::size_t> stack{0};
+  while (!stack.empty()) {
+    WalkNode& node = nodes[stack.back()];
+    stack.pop_back();
+    for (auto& d : node.out) out.push_back(std::move(d));
+    for (auto& e : node.errors) errors.push_back(std::move(e));
+    for (auto c = node.children.rbegin(); c != node.children.rend(); ++c) stack.push_back(*c);
   }
 }
 

@@ -51,11 +51,13 @@ ByteSource file_source(const std::filesystem::path& path) {
     throw std::runtime_error(fmt::format("{}: cannot open: {}", handle->path, std::strerror(errno)));
   }
   struct stat info {};
-  if (::fstat(handle->fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+  const bool known = ::fstat(handle->fd, &info) == 0;
+  if (known && S_ISDIR(info.st_mode)) {
     throw std::runtime_error(fmt::format("{}: cannot open: {}", handle->path, std::strerror(EISDIR)));
   }
-  // Reads block as usual (standard input may be a pipe).
-  ::fcntl(handle->fd, F_SETFL, ::fcntl(handle->fd, F_GETFL) & ~O_NONBLOCK);
+  // Reads of a pipe or a device block as usual (standard input may be a pipe); O_NONBLOCK
+  // means nothing to a regular file, which is left as it is (two system calls per log).
+  if (!known || !S_ISREG(info.st_mode)) ::fcntl(handle->fd, F_SETFL, ::fcntl(handle->fd, F_GETFL) & ~O_NONBLOCK);
 #ifdef POSIX_FADV_SEQUENTIAL
   ::posix_fadvise(handle->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif

@@ -10,8 +10,11 @@
 namespace mlperf {
 
 /// The number of threads parallel_for uses by default: the machine's hardware threads
-/// (at least 1).
-inline unsigned default_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+/// (at least 1), asked once (glibc reads /sys/devices/system/cpu/online on every call).
+inline unsigned default_threads() {
+  static const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  return threads;
+}
 
 /// Calls job(i) once for every i in [0, count), on up to `threads` threads (the calling
 /// thread included); jobs start in index order, each thread taking the next index when it
