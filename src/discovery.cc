@@ -2,11 +2,14 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
 #include <algorithm>
+#include <mutex>
+#include <unordered_map>
 #include <charconv>
 #include <fstream>
 #include <string_view>
@@ -71,13 +74,13 @@ std::optional<Ruleset> ruleset_from_path(const fs::path& path) {
   return found;
 }
 
-// What one pass over a directory finds: its result_N.txt entries, the other *.log/*.txt
-// files (candidates when there is no result_N.txt) and its subdirectories.
+// What one pass over a directory finds, by name: its result_N.txt entries, the other
+// *.log/*.txt files (candidates when there is no result_N.txt) and its subdirectories.
 struct Listing {
-  std::vector<fs::path> result_files;
-  std::vector<fs::path> other_logs;
-  std::vector<fs::path> children;  // directories, symbolic links to them left out
-  bool loadgen_logs = false;       // holds mlperf_log_detail.txt or mlperf_log_summary.txt
+  std::vector<std::string> result_files;
+  std::vector<std::string> other_logs;
+  std::vector<std::string> children;  // directories, symbolic links to them left out
+  bool loadgen_logs = false;          // holds mlperf_log_detail.txt or mlperf_log_summary.txt
 };
 
 // <DATESTAMP>_<N>.log: the name NVIDIA-style run scripts give each run's log.
@@ -98,76 +101,74 @@ bool holds_mllog(const fs::path& file) {
   return head.find(":::MLLOG") != std::string::npos;
 }
 
-// Lists `path` once (discovery reads each directory a single time), with readdir's d_type:
-// no stat per entry, and a path built only for the entries kept.
-Listing list_directory(const fs::path& path, std::vector<DiscoveryError>& errors) {
-  Listing listing;
-  DIR* dir = ::opendir(path.c_str());
-  if (dir == nullptr) {
-    errors.push_back({path.string(), std::string("cannot read directory: ") + std::strerror(errno)});
-    return listing;
-  }
-  for (;;) {
-    errno = 0;
-    const dirent* entry = ::readdir(dir);
-    if (entry == nullptr) {
-      if (errno != 0) errors.push_back({path.string(), std::string("cannot read directory: ") + std::strerror(errno)});
-      break;
-    }
-    const std::string_view name(entry->d_name);
-    if (name == "." || name == "..") continue;
-    // Everything named result_N.txt is a result file: one that is a directory or a FIFO is
-    // reported when it is read, not left out in silence.
-    if (is_result_name(name)) {
-      listing.result_files.push_back(path / name);
-      continue;
-    }
-    if (name == inference::kDetailLogName || name == inference::kSummaryLogName) listing.loadgen_logs = true;
-    // Never follow symbolic links to directories: a link loop would never end.
-    bool directory = entry->d_type == DT_DIR;
-    if (entry->d_type == DT_UNKNOWN) {
-      struct stat info {};
-      directory = ::fstatat(::dirfd(dir), entry->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(info.st_mode);
-    }
-    if (directory) {
-      listing.children.push_back(path / name);
-    } else if (name.ends_with(".log") || name.ends_with(".txt")) {
-      listing.other_logs.push_back(path / name);
-    }
-  }
-  ::closedir(dir);
-  return listing;
+// The last component of a normal absolute path ("" for "/"), and the path above it ("/"
+// above "/x" and "/"), as std::filesystem::path's filename() and parent_path() give them.
+std::string_view base_name(std::string_view path) {
+  std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+std::string_view parent_of(std::string_view path) {
+  std::size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return {};
+  return slash == 0 ? path.substr(0, 1) : path.substr(0, slash);
+}
+std::string joined(std::string_view folder, std::string_view name) {
+  std::string out(folder);
+  if (out.empty() || out.back() != '/') out.push_back('/');
+  out.append(name);
+  return out;
 }
 
 // Where a folder of the walk is: the path as found, the same made absolute and normal (built
 // down from the root's, so no folder pays for fs::absolute), and the ruleset its path names.
 struct Place {
   fs::path path;
-  fs::path absolute;
+  std::string absolute;
   std::optional<Ruleset> ruleset;
 
   static Place of(const fs::path& path) {
     fs::path norm = fs::absolute(path).lexically_normal();
     if (!norm.has_filename()) norm = norm.parent_path();
-    return {path, std::move(norm), ruleset_from_path(path)};
+    return {path, norm.string(), ruleset_from_path(path)};
   }
   // A subfolder `name` (a plain name, never "." or "..").
-  Place child(const fs::path& child_path) const {
-    std::string name = child_path.filename().string();
+  Place child(const std::string& name) const {
     auto named = ruleset_from_component(name);
-    return {child_path, absolute / name, named ? named : ruleset};
+    return {path / name, joined(absolute, name), named ? named : ruleset};
   }
 };
 
-// The benchmark directory at `path` whose result files are `files` (not empty).
-BenchmarkDir as_benchmark_dir(const Place& place, std::vector<fs::path> files);
+// <org>/systems/<system>.json, looked up once per system folder (every benchmark and
+// scenario folder of a system asks for it). Shared by the threads of a walk.
+class SystemDescriptions {
+ public:
+  std::optional<fs::path> of(const std::string& org_dir, const std::string& system) {
+    std::string file = joined(joined(org_dir, "systems"), system + ".json");
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = known_.find(file); it != known_.end()) return it->second;
+    }
+    std::error_code ec;
+    std::optional<fs::path> found;
+    if (fs::is_regular_file(file, ec)) found = fs::path(file);
+    std::lock_guard lock(mutex_);
+    return known_.emplace(std::move(file), std::move(found)).first->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::optional<fs::path>> known_;
+};
+
+// The benchmark directory at `place` whose result files are `files` (may be empty).
+// `systems` caches the system description look-up (nullptr: looked up here).
+BenchmarkDir as_benchmark_dir(const Place& place, std::vector<fs::path> files, SystemDescriptions* systems);
 
 BenchmarkDir as_benchmark_dir(const fs::path& path, std::vector<fs::path> files) {
-  return as_benchmark_dir(Place::of(path), std::move(files));
+  return as_benchmark_dir(Place::of(path), std::move(files), nullptr);
 }
 
-BenchmarkDir as_benchmark_dir(const Place& place, std::vector<fs::path> files) {
-  const fs::path& path = place.path;
+BenchmarkDir as_benchmark_dir(const Place& place, std::vector<fs::path> files, SystemDescriptions* systems) {
   // Natural order by N; names whose N does not parse after the others, by name.
   struct Keyed {
     std::optional<long long> index;
@@ -187,18 +188,17 @@ BenchmarkDir as_benchmark_dir(const Place& place, std::vector<fs::path> files) {
   });
   for (std::size_t i = 0; i < keyed.size(); ++i) files[i] = std::move(keyed[i].path);
   BenchmarkDir dir;
-  dir.path = path;
+  dir.path = place.path;
   dir.result_files = std::move(files);
-  const fs::path& norm = place.absolute;
-  dir.benchmark_name = norm.filename().string();
-  fs::path system_dir = norm.parent_path();
-  dir.system = system_dir.filename().string();
-  if (system_dir.parent_path().filename() == "results") {
-    fs::path org_dir = system_dir.parent_path().parent_path();
-    dir.submitter = org_dir.filename().string();
-    fs::path description = org_dir / "systems" / (dir.system + ".json");
-    std::error_code exists_ec;
-    if (fs::is_regular_file(description, exists_ec)) dir.system_description = description;
+  const std::string_view norm = place.absolute;
+  dir.benchmark_name = std::string(base_name(norm));
+  const std::string_view system_dir = parent_of(norm);
+  dir.system = std::string(base_name(system_dir));
+  if (base_name(parent_of(system_dir)) == "results") {
+    const std::string org_dir(parent_of(parent_of(system_dir)));
+    dir.submitter = std::string(base_name(org_dir));
+    SystemDescriptions own;
+    dir.system_description = (systems ? *systems : own).of(org_dir, dir.system);
   }
   dir.path_ruleset = place.ruleset;
   return dir;
@@ -210,22 +210,33 @@ void sort_natural(std::vector<fs::path>& files) {
             [](const fs::path& a, const fs::path& b) { return natural_less(a.filename().string(), b.filename().string()); });
 }
 
+// `names` in `folder`, as paths.
+std::vector<fs::path> paths_of(const fs::path& folder, const std::vector<std::string>& names) {
+  std::vector<fs::path> out;
+  out.reserve(names.size());
+  for (const auto& n : names) out.push_back(folder / n);
+  return out;
+}
+
 // The benchmark directory of a folder without result_N.txt: the files `glob` matches, else
 // the run-script names, else the files holding MLLOG lines; nullopt when none.
-std::optional<BenchmarkDir> other_logs_dir(const Place& place, Listing& listing, const std::string& glob) {
+std::optional<BenchmarkDir> other_logs_dir(const Place& place, const Listing& listing, const std::string& glob,
+                                           SystemDescriptions* systems) {
+  std::vector<fs::path> candidates = paths_of(place.path, listing.other_logs);
   std::vector<fs::path> taken, ignored;
   std::string rule;
   auto split = [&](auto&& take) {
     taken.clear();
     ignored.clear();
-    for (const auto& f : listing.other_logs) (take(f) ? taken : ignored).push_back(f);
+    for (const auto& f : candidates) (take(f) ? taken : ignored).push_back(f);
   };
   if (!glob.empty()) {
-    for (auto& f : listing.result_files) listing.other_logs.push_back(std::move(f));
-    listing.result_files.clear();
+    std::vector<fs::path> results = paths_of(place.path, listing.result_files);
+    candidates.insert(candidates.begin(), results.begin(), results.end());
     split([&](const fs::path& f) { return ::fnmatch(glob.c_str(), f.filename().c_str(), 0) == 0; });
     rule = "--glob " + glob;
   } else {
+    if (candidates.empty()) return std::nullopt;
     split([](const fs::path& f) { return is_run_script_log(f.filename().string()); });
     rule = "run-script names";
     if (taken.empty()) {
@@ -236,69 +247,142 @@ std::optional<BenchmarkDir> other_logs_dir(const Place& place, Listing& listing,
   if (taken.empty()) return std::nullopt;
   sort_natural(taken);
   sort_natural(ignored);
-  BenchmarkDir dir = as_benchmark_dir(place, {});
+  BenchmarkDir dir = as_benchmark_dir(place, {}, systems);
   dir.result_files = std::move(taken);
   dir.ignored_files = std::move(ignored);
   dir.file_rule = std::move(rule);
   return dir;
 }
 
-// Lists `place` once: a leaf (a benchmark directory, an inference scenario folder or bare
-// loadgen run, a folder of other logs) goes to `out`; otherwise its subdirectories to walk
-// are returned, sorted (compliance folders of inference submissions left out). `parent` is
-// where the folder above is (a scenario folder is described by its model folder).
-std::vector<Place> visit(const Place& place, const Place* parent, std::vector<BenchmarkDir>& out,
-                         std::vector<DiscoveryError>& errors, int depth, const std::string& glob) {
-  const fs::path& path = place.path;
-  if (depth > 64) {
-    errors.push_back({path.string(), "directory tree too deep; not descending further"});
-    return {};
-  }
-  Listing listing = list_directory(path, errors);
-  if (!listing.result_files.empty() && glob.empty()) {
-    BenchmarkDir dir = as_benchmark_dir(place, std::move(listing.result_files));
-    sort_natural(listing.other_logs);
-    dir.ignored_files = std::move(listing.other_logs);
-    out.push_back(std::move(dir));
-    return {};  // a benchmark directory is a leaf
-  }
-  // An inference scenario folder (or a bare loadgen run) is a leaf too: its model folder
-  // tells the system and submitter as a training benchmark folder does.
-  if (auto run = inference::find_loadgen_run(path, listing.loadgen_logs, listing.children)) {
-    BenchmarkDir dir = run->bare ? as_benchmark_dir(run->scenario_dir, {})
-                       : parent  ? as_benchmark_dir(Place{run->scenario_dir / "..", place.absolute.parent_path(),
-                                                          parent->ruleset},
-                                                    {})
-                                 : as_benchmark_dir(run->scenario_dir / "..", {});
-    dir.path = path;
-    dir.loadgen = std::move(*run);
-    out.push_back(std::move(dir));
-    return {};
-  }
-  if (auto dir = other_logs_dir(place, listing, glob)) {
-    out.push_back(std::move(*dir));
-    return {};
-  }
-  std::sort(listing.children.begin(), listing.children.end());
-  std::vector<Place> children;
-  children.reserve(listing.children.size());
-  for (const auto& child : listing.children) {
-    if (!inference::is_compliance_folder(child.filename().string())) children.push_back(place.child(child));
-  }
-  return children;
-}
-
 // One folder of the walk: where it is, what listing it found (a leaf's benchmark directory,
-// errors) and the folders below it to walk, by index in the walk's node list.
+// errors) and the folders below it to walk, by index in the walk's node list. (Folders are
+// opened by path: keeping hundreds open to open their children relative to them measured no
+// faster, and growing the descriptor table of a threaded process waits for an RCU period.)
 struct WalkNode {
   Place place;
   std::size_t parent = 0;  // index of the folder above (the root: itself)
   int depth = 0;
   std::vector<BenchmarkDir> out;
   std::vector<DiscoveryError> errors;
-  std::vector<Place> below;             // found by listing, not yet given indexes
+  std::vector<Place> below;           // found by listing, not yet given indexes
   std::vector<std::size_t> children;  // indexes of `below`, in order
 };
+
+// What the threads of one walk share.
+struct WalkContext {
+  std::string glob;
+  SystemDescriptions systems;
+};
+
+// Lists the folder `path` once, with getdents64's d_type: no stat per entry, and names only
+// (a path is built for what is kept). Returns the folder, open (-1 on an error, added to
+// `errors` under `shown`, the path as the user knows it).
+int list_directory(const char* path, const std::string& shown, Listing& listing, std::vector<DiscoveryError>& errors) {
+  const int fd = ::openat(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    errors.push_back({shown, std::string("cannot read directory: ") + std::strerror(errno)});
+    return -1;
+  }
+  alignas(8) char buffer[32 * 1024];
+  for (;;) {
+    const ssize_t n = ::getdents64(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      errors.push_back({shown, std::string("cannot read directory: ") + std::strerror(errno)});
+      break;
+    }
+    if (n == 0) break;
+    for (ssize_t at_byte = 0; at_byte < n;) {
+      const auto* entry = reinterpret_cast<const struct dirent64*>(buffer + at_byte);
+      at_byte += entry->d_reclen;
+      const std::string_view entry_name(entry->d_name);
+      if (entry_name == "." || entry_name == "..") continue;
+      // Everything named result_N.txt is a result file: one that is a directory or a FIFO
+      // is reported when it is read, not left out in silence.
+      if (is_result_name(entry_name)) {
+        listing.result_files.emplace_back(entry_name);
+        continue;
+      }
+      if (entry_name == inference::kDetailLogName || entry_name == inference::kSummaryLogName) {
+        listing.loadgen_logs = true;
+      }
+      // Never follow symbolic links to directories: a link loop would never end.
+      bool directory = entry->d_type == DT_DIR;
+      if (entry->d_type == DT_UNKNOWN) {
+        struct stat info {};
+        directory = ::fstatat(fd, entry->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(info.st_mode);
+      }
+      if (directory) {
+        listing.children.emplace_back(entry_name);
+      } else if (entry_name.ends_with(".log") || entry_name.ends_with(".txt")) {
+        listing.other_logs.emplace_back(entry_name);
+      }
+    }
+  }
+  return fd;
+}
+
+// True when `name` below the folder open at `fd` is a regular file (symbolic links followed).
+bool regular_file_at(int fd, const char* name) {
+  struct stat info {};
+  return ::fstatat(fd, name, &info, 0) == 0 && S_ISREG(info.st_mode);
+}
+
+// Lists `node` once: a leaf (a benchmark directory, an inference scenario folder or bare
+// loadgen run, a folder of other logs) goes to node.out; otherwise its subdirectories to
+// walk go to node.below, sorted (compliance folders of inference submissions left out).
+// `parent` is the node above (a scenario folder is described by its model folder); nullptr
+// for the root.
+void visit(WalkNode& node, const WalkNode* parent, WalkContext& context) {
+  const Place& place = node.place;
+  const fs::path& path = place.path;
+  if (node.depth > 64) {
+    node.errors.push_back({path.string(), "directory tree too deep; not descending further"});
+    return;
+  }
+  Listing listing;
+  const int fd = list_directory(path.c_str(), path.string(), listing, node.errors);
+  if (fd < 0) return;
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  if (!listing.result_files.empty() && context.glob.empty()) {
+    BenchmarkDir dir = as_benchmark_dir(place, paths_of(path, listing.result_files), &context.systems);
+    dir.ignored_files = paths_of(path, listing.other_logs);
+    sort_natural(dir.ignored_files);
+    node.out.push_back(std::move(dir));
+    return;  // a benchmark directory is a leaf
+  }
+  // An inference scenario folder (or a bare loadgen run) is a leaf too: its model folder
+  // tells the system and submitter as a training benchmark folder does.
+  const bool performance = std::find(listing.children.begin(), listing.children.end(), "performance") !=
+                           listing.children.end();
+  const bool performance_logs =
+      !listing.loadgen_logs && performance &&
+      (regular_file_at(fd, "performance/run_1/mlperf_log_detail.txt") ||
+       regular_file_at(fd, "performance/run_1/mlperf_log_summary.txt"));
+  if (auto run = inference::find_loadgen_run(path, listing.loadgen_logs, performance_logs)) {
+    BenchmarkDir dir =
+        run->bare ? as_benchmark_dir(run->scenario_dir, {})
+        : parent  ? as_benchmark_dir(Place{run->scenario_dir / "..", std::string(parent_of(place.absolute)),
+                                          parent->place.ruleset},
+                                    {}, &context.systems)
+                  : as_benchmark_dir(run->scenario_dir / "..", {});
+    dir.path = path;
+    dir.loadgen = std::move(*run);
+    node.out.push_back(std::move(dir));
+    return;
+  }
+  if (auto dir = other_logs_dir(place, listing, context.glob, &context.systems)) {
+    node.out.push_back(std::move(*dir));
+    return;
+  }
+  std::sort(listing.children.begin(), listing.children.end());
+  node.below.reserve(listing.children.size());
+  for (const auto& child : listing.children) {
+    if (!inference::is_compliance_folder(child)) node.below.push_back(place.child(child));
+  }
+}
 
 // The walk of `root` on the machine's cores, a level at a time: every folder of a level is
 // listed in parallel (a tree's folders are spread evenly over the levels, whatever its
@@ -306,14 +390,15 @@ struct WalkNode {
 // depth-first order, as one walk would give them.
 void walk_parallel(const fs::path& root, std::vector<BenchmarkDir>& out, std::vector<DiscoveryError>& errors,
                    const std::string& glob) {
+  WalkContext context;
+  context.glob = glob;
   std::vector<WalkNode> nodes(1);
   nodes[0].place = Place::of(root);
   std::vector<std::size_t> level{0};
   while (!level.empty()) {
     parallel_for(level.size(), default_threads(), [&](std::size_t i) {
       WalkNode& node = nodes[level[i]];
-      const Place* parent = level[i] == 0 ? nullptr : &nodes[node.parent].place;
-      node.below = visit(node.place, parent, node.out, node.errors, node.depth, glob);
+      visit(node, level[i] == 0 ? nullptr : &nodes[node.parent], context);
     });
     std::vector<std::size_t> next;
     for (std::size_t index : level) {

@@ -33,10 +33,6 @@ bool exists_file(const fs::path& p) {
   return fs::is_regular_file(p, ec);
 }
 
-bool holds_logs(const fs::path& dir) {
-  return exists_file(dir / kDetailLogName) || exists_file(dir / kSummaryLogName);
-}
-
 // <division> of <division>/<org>/results/<system>/<model>/<scenario>; "" outside that layout.
 std::string division_of(const fs::path& scenario_dir) {
   fs::path results = scenario_dir.parent_path().parent_path().parent_path();
@@ -147,24 +143,22 @@ bool is_compliance_folder(const std::string& name) {
   return name == "compliance" || (name.size() == 6 && name.rfind("TEST", 0) == 0);
 }
 
-std::optional<LoadgenRun> find_loadgen_run(const fs::path& path, bool has_logs, const std::vector<fs::path>& children) {
-  // Every folder of a tree passes here: name checks first, and the usual case (a scenario
-  // folder found by walking) builds no normalized path; the division is read when scored.
-  auto performance = std::find_if(children.begin(), children.end(),
-                                  [](const fs::path& c) { return c.filename() == "performance"; });
-  if (!has_logs && performance == children.end()) return std::nullopt;
-  if (!has_logs && !holds_logs(*performance / "run_1")) return std::nullopt;
+std::optional<LoadgenRun> find_loadgen_run(const fs::path& path, bool has_logs, bool performance_logs) {
+  // Every folder of a tree passes here: the usual case (a scenario folder found by walking)
+  // builds no normalized path; the division is read when scored.
+  if (!has_logs && !performance_logs) return std::nullopt;
+  const fs::path performance = path / "performance";
   fs::path name = path.has_filename() ? path : path.parent_path();
   LoadgenRun run;
   if (!has_logs && name.filename() != "." && name.filename() != "..") {
-    run.run_dir = *performance / "run_1";
+    run.run_dir = performance / "run_1";
     run.scenario_dir = name;
     run.scenario = name.filename().string();
     return run;
   }
   fs::path norm = fs::absolute(path).lexically_normal();
   if (!norm.has_filename()) norm = norm.parent_path();
-  run.run_dir = has_logs ? path : *performance / "run_1";
+  run.run_dir = has_logs ? path : performance / "run_1";
   run.scenario_dir = norm;
   run.scenario = norm.filename().string();
   run.bare = has_logs;

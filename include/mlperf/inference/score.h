@@ -63,11 +63,11 @@ struct InferenceData {
 InferenceData load_inference_data(const std::filesystem::path& root);
 
 /// The loadgen run of the folder `path` if it is one: a scenario folder holding
-/// performance/run_1 with a detail or summary log (submission layout), or a folder holding
-/// the logs itself (`has_logs`: bare, as a harness writes them). `children` are its
-/// subdirectories. nullopt otherwise. Reads the file system only (no writes).
-std::optional<LoadgenRun> find_loadgen_run(const std::filesystem::path& path, bool has_logs,
-                                           const std::vector<std::filesystem::path>& children);
+/// performance/run_1 with a detail or summary log (submission layout: `performance_logs`,
+/// which the caller found), or a folder holding the logs itself (`has_logs`: bare, as a
+/// harness writes them). nullopt otherwise. Touches the file system only to make a path
+/// absolute (the current directory).
+std::optional<LoadgenRun> find_loadgen_run(const std::filesystem::path& path, bool has_logs, bool performance_logs);
 
 /// True for the file names a loadgen run folder holds (mlperf_log_detail.txt, mlperf_log_summary.txt).
 bool is_loadgen_log_name(const std::string& name);
