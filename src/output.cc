@@ -142,7 +142,13 @@ CheckedFdBuffer::int_type CheckedFdBuffer::overflow(int_type ch) {
 }
 
 std::streamsize CheckedFdBuffer::xsputn(const char* data, std::streamsize count) {
-  buffer_.append(data, static_cast<std::size_t>(count));
+  const auto size = static_cast<std::size_t>(count);
+  if (size >= (1u << 16)) {
+    // A big block goes out as it is, after what is buffered (no copy into the buffer).
+    if (sync() != 0 || !write_out(data, size)) return 0;
+    return count;
+  }
+  buffer_.append(data, size);
   if (buffer_.size() >= (1u << 16) && sync() != 0) return 0;
   return count;
 }

@@ -289,17 +289,14 @@ void write_report(std::ostream& out, const std::vector<DirectoryResult>& results
         out << "{\n  \"results\": []\n}\n";
         break;
       }
-      std::string text = "{\n  \"results\": [";
-      std::size_t bytes = 0;
-      for (const auto& o : objects) bytes += o.size() + 8;
-      text.reserve(bytes);
+      // Straight to the stream, object by object (a round's report is megabytes: joining it
+      // into one string first cost a copy and the fresh pages for it).
+      out << "{\n  \"results\": [";
       for (std::size_t i = 0; i < objects.size(); ++i) {
-        text += i == 0 ? "\n    " : ",\n    ";
-        text.append(objects[i]);
+        out << (i == 0 ? "\n    " : ",\n    ") << objects[i];
         std::string().swap(objects[i]);
       }
-      text += "\n  ]\n}\n";
-      out << text;
+      out << "\n  ]\n}\n";
       break;
     }
     case ReportFormat::kTable: {

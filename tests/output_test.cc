@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <fstream>
+#include <iterator>
 #include <cstring>
 #include <set>
 #include <sstream>
@@ -190,6 +192,26 @@ TEST(CheckedFdBuffer, WritesEverythingInOrder) {
   for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
   ::close(fds[0]);
   EXPECT_EQ(got, "first 42\n" + std::string(1000, 'x'));
+}
+
+TEST(CheckedFdBuffer, BigBlocksBetweenSmallWritesKeepTheirOrder) {
+  // Blocks of 64 KiB and more bypass the buffer: what was buffered before goes out first.
+  testing::TempFile file("");
+  const int fd = ::open(file.path().c_str(), O_WRONLY | O_TRUNC);
+  ASSERT_GE(fd, 0);
+  const std::string big(200000, 'b'), bigger(70000, 'c');
+  {
+    CheckedFdBuffer buffer(fd);
+    std::ostream out(&buffer);
+    out << "head " << 1 << big << '|' << bigger << "tail";
+    out.flush();
+    EXPECT_TRUE(out.good());
+    EXPECT_EQ(buffer.error(), 0);
+  }
+  ::close(fd);
+  std::ifstream in(file.path(), std::ios::binary);
+  const std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(got, "head 1" + big + "|" + bigger + "tail");
 }
 
 TEST(CheckedFdBuffer, AClosedPipeIsABrokenPipeNotAnError) {
