@@ -40,24 +40,9 @@ struct FileHandle {
     if (fd >= 0) ::close(fd);
   }
 };
-}  // namespace
 
-ByteSource file_source(const std::filesystem::path& path) {
-  auto handle = std::make_shared<FileHandle>();
-  handle->path = path.string();
-  // O_NONBLOCK: opening a FIFO without a writer returns at once instead of blocking forever.
-  handle->fd = ::open(handle->path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (handle->fd < 0) {
-    throw std::runtime_error(fmt::format("{}: cannot open: {}", handle->path, std::strerror(errno)));
-  }
-  struct stat info {};
-  const bool known = ::fstat(handle->fd, &info) == 0;
-  if (known && S_ISDIR(info.st_mode)) {
-    throw std::runtime_error(fmt::format("{}: cannot open: {}", handle->path, std::strerror(EISDIR)));
-  }
-  // Reads of a pipe or a device block as usual (standard input may be a pipe); O_NONBLOCK
-  // means nothing to a regular file, which is left as it is (two system calls per log).
-  if (!known || !S_ISREG(info.st_mode)) ::fcntl(handle->fd, F_SETFL, ::fcntl(handle->fd, F_GETFL) & ~O_NONBLOCK);
+// Reads the open file of `handle` with read(2), retrying on EINTR.
+ByteSource reading(std::shared_ptr<FileHandle> handle) {
 #ifdef POSIX_FADV_SEQUENTIAL
   ::posix_fadvise(handle->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
@@ -69,6 +54,44 @@ ByteSource file_source(const std::filesystem::path& path) {
       throw std::runtime_error(fmt::format("{}: read error: {}", handle->path, std::strerror(errno)));
     }
   };
+}
+
+// Opens `path` for reading; O_NONBLOCK so that opening a FIFO without a writer returns at
+// once instead of blocking forever. fd stays -1 on failure, errno set.
+std::shared_ptr<FileHandle> open_for_reading(const std::filesystem::path& path) {
+  auto handle = std::make_shared<FileHandle>();
+  handle->path = path.string();
+  handle->fd = ::open(handle->path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  return handle;
+}
+
+}  // namespace
+
+ByteSource file_source(const std::filesystem::path& path) {
+  auto handle = open_for_reading(path);
+  if (handle->fd < 0) {
+    throw std::runtime_error(fmt::format("{}: cannot open: {}", handle->path, std::strerror(errno)));
+  }
+  struct stat info {};
+  const bool known = ::fstat(handle->fd, &info) == 0;
+  if (known && S_ISDIR(info.st_mode)) {
+    throw std::runtime_error(fmt::format("{}: cannot open: {}", handle->path, std::strerror(EISDIR)));
+  }
+  // Reads of a pipe or a device block as usual (standard input may be a pipe); O_NONBLOCK
+  // means nothing to a regular file, which is left as it is (two system calls per log).
+  if (!known || !S_ISREG(info.st_mode)) ::fcntl(handle->fd, F_SETFL, ::fcntl(handle->fd, F_GETFL) & ~O_NONBLOCK);
+  return reading(std::move(handle));
+}
+
+std::optional<ByteSource> regular_file_source(const std::filesystem::path& path) {
+  auto handle = open_for_reading(path);
+  if (handle->fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
+    throw std::runtime_error(fmt::format("{}: cannot open: {}", handle->path, std::strerror(errno)));
+  }
+  struct stat info {};
+  if (::fstat(handle->fd, &info) != 0 || !S_ISREG(info.st_mode)) return std::nullopt;
+  return reading(std::move(handle));
 }
 
 namespace {

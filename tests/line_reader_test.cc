@@ -3,6 +3,7 @@
 
 #include "mlperf/line_reader.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -222,6 +223,36 @@ TEST(LineReader, ReadingADirectoryThrowsNamingIt) {
 // so file_source returns and the error (EISDIR) only comes at the first read.
 TEST(LineReader, FileSourceOnDirectoryThrowsAtOpen) {
   EXPECT_THROW(file_source(std::filesystem::temp_directory_path()), std::runtime_error);
+}
+
+// regular_file_source: a file that may be absent is opened without asking first.
+TEST(LineReader, RegularFileSourceIsNulloptForWhatIsNoRegularFile) {
+  testing::TempFile file("a\nb");
+  auto source = regular_file_source(file.path());
+  ASSERT_TRUE(source.has_value());
+  LineReader reader(std::move(*source));
+  EXPECT_EQ(read_all(reader), (std::vector<Got>{{"a", 1, false}, {"b", 2, false}}));
+
+  const std::filesystem::path missing = file.path().string() + ".missing";
+  EXPECT_FALSE(regular_file_source(missing).has_value());
+  EXPECT_FALSE(regular_file_source(file.path() / "below-a-file").has_value());  // ENOTDIR
+  EXPECT_FALSE(regular_file_source(std::filesystem::temp_directory_path()).has_value());
+  const std::filesystem::path fifo = file.path().string() + ".fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(regular_file_source(fifo).has_value());  // and it did not block on the FIFO
+  std::filesystem::remove(fifo);
+}
+
+TEST(LineReader, RegularFileSourceThrowsNamingAFileItMayNotRead) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads any file: permission test skipped";
+  testing::TempFile file("secret");
+  std::filesystem::permissions(file.path(), std::filesystem::perms::none);
+  try {
+    regular_file_source(file.path());
+    FAIL() << "regular_file_source did not throw for an unreadable file";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(file.path().string()), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,6 +25,12 @@ ByteSource string_source(std::string text, std::size_t chunk = SIZE_MAX);
 /// A source reading the file at `path` with read(2). Throws std::runtime_error naming the
 /// file when it cannot be opened (missing, permission denied, a directory).
 ByteSource file_source(const std::filesystem::path& path);
+
+/// As file_source, for a file that may be absent: nullopt when `path` does not exist (ENOENT,
+/// ENOTDIR) or is not a regular file once opened (symbolic links followed), where asking
+/// first would cost a path look-up of its own. Throws std::runtime_error naming the file for
+/// other failures to open (permission denied).
+std::optional<ByteSource> regular_file_source(const std::filesystem::path& path);
 
 /// One line: its bytes without the line terminator ("\n" or "\r\n") and its 1-based number.
 /// `text` is valid until the next call to LineReader::next.

@@ -93,10 +93,12 @@ std::uint64_t LoadgenLog::line(std::string_view key) const {
   return it == values.end() ? 0 : it->second.line;
 }
 
-LoadgenLog read_detail_log(const std::filesystem::path& file, const KeySet& wanted) {
+namespace {
+
+LoadgenLog read_detail_log_from(const std::filesystem::path& file, ByteSource source, const KeySet& wanted) {
   LoadgenLog log;
   log.file = file;
-  LineReader reader(file_source(file));
+  LineReader reader(std::move(source));
   Line line;
   EventView view;
   Event event;
@@ -135,6 +137,18 @@ LoadgenLog read_detail_log(const std::filesystem::path& file, const KeySet& want
     }
   }
   return log;
+}
+
+}  // namespace
+
+LoadgenLog read_detail_log(const std::filesystem::path& file, const KeySet& wanted) {
+  return read_detail_log_from(file, file_source(file), wanted);
+}
+
+std::optional<LoadgenLog> read_detail_log_if_present(const std::filesystem::path& file, const KeySet& wanted) {
+  std::optional<ByteSource> source = regular_file_source(file);
+  if (!source) return std::nullopt;
+  return read_detail_log_from(file, std::move(*source), wanted);
 }
 
 LoadgenLog read_summary_log(const std::filesystem::path& file, const std::map<std::string, std::string>& labels) {

@@ -28,11 +28,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool exists_file(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);
-}
-
 // <division> of <division>/<org>/results/<system>/<model>/<scenario>; "" outside that layout.
 std::string division_of(const fs::path& scenario_dir) {
   fs::path results = scenario_dir.parent_path().parent_path().parent_path();
@@ -183,9 +178,8 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
   try {
     const InferenceData& inf = data.inference();
     const InferenceRules& rules = inf.rules;
-    fs::path detail = run.run_dir / kDetailLogName;
-    LoadgenLog log = exists_file(detail) ? read_detail_log(detail, inf.keys_read)
-                                         : read_summary_log(run.run_dir / kSummaryLogName, rules.summary_labels);
+    std::optional<LoadgenLog> detail = read_detail_log_if_present(run.run_dir / kDetailLogName, inf.keys_read);
+    LoadgenLog log = detail ? std::move(*detail) : read_summary_log(run.run_dir / kSummaryLogName, rules.summary_labels);
     for (const auto& e : log.parse_errors) out.errors.push_back(fmt::format("{}:{}: {}", e.file, e.line, e.message));
 
     std::string model = dir.benchmark_name;

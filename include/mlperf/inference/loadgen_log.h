@@ -72,6 +72,11 @@ struct LoadgenLog {
 /// naming the file when it cannot be opened or read.
 LoadgenLog read_detail_log(const std::filesystem::path& file, const KeySet& wanted);
 
+/// read_detail_log for a scenario folder's log that may be absent: nullopt when `file` does
+/// not exist or is no regular file (the summary log is read then), without a look-up of its
+/// own before opening it. Throws as read_detail_log does otherwise.
+std::optional<LoadgenLog> read_detail_log_if_present(const std::filesystem::path& file, const KeySet& wanted);
+
 /// Reads the "label : value" lines of a summary log, mapping each label of `labels`
 /// (configs/inference_rules.json "summary_labels") to the loadgen key the detail log would
 /// hold; the first occurrence wins. Numbers are kept as numbers, "Yes"/"No" as booleans,
