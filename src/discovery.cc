@@ -361,12 +361,24 @@ void visit(WalkNode& node, const WalkNode* parent, WalkContext& context) {
       !listing.loadgen_logs && performance &&
       (regular_file_at(fd, "performance/run_1/mlperf_log_detail.txt") ||
        regular_file_at(fd, "performance/run_1/mlperf_log_summary.txt"));
+  if (parent != nullptr && performance_logs && !listing.loadgen_logs) {
+    // The usual scenario folder of a submission, found by walking: described by its model
+    // folder (the place above), and its run's paths made here without normalizing any.
+    BenchmarkDir dir =
+        as_benchmark_dir(Place{path, std::string(parent_of(place.absolute)), parent->place.ruleset}, {}, &context.systems);
+    LoadgenRun run;
+    run.run_dir = path / "performance" / "run_1";
+    run.scenario_dir = path;
+    run.scenario = std::string(base_name(place.absolute));
+    dir.loadgen = std::move(run);
+    node.out.push_back(std::move(dir));
+    return;
+  }
   if (auto run = inference::find_loadgen_run(path, listing.loadgen_logs, performance_logs)) {
     BenchmarkDir dir =
         run->bare ? as_benchmark_dir(run->scenario_dir, {})
-        : parent  ? as_benchmark_dir(Place{run->scenario_dir / "..", std::string(parent_of(place.absolute)),
-                                          parent->place.ruleset},
-                                    {}, &context.systems)
+        : parent  ? as_benchmark_dir(Place{path, std::string(parent_of(place.absolute)), parent->place.ruleset}, {},
+                                    &context.systems)
                   : as_benchmark_dir(run->scenario_dir / "..", {});
     dir.path = path;
     dir.loadgen = std::move(*run);
@@ -417,6 +429,9 @@ void walk_parallel(const fs::path& root, std::vector<BenchmarkDir>& out, std::ve
     level = std::move(next);
   }
   // Depth first: a folder's own finds, then its children's in order.
+  std::size_t found = out.size();
+  for (const auto& node : nodes) found += node.out.size();
+  out.reserve(found);
   std::vector<std::size_t> stack{0};
   while (!stack.empty()) {
     WalkNode& node = nodes[stack.back()];
