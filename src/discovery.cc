@@ -201,6 +201,7 @@ BenchmarkDir as_benchmark_dir(const Place& place, std::vector<fs::path> files, S
     dir.system_description = (systems ? *systems : own).of(org_dir, dir.system);
   }
   dir.path_ruleset = place.ruleset;
+  dir.absolute_path = place.absolute;
   return dir;
 }
 
@@ -371,6 +372,7 @@ void visit(WalkNode& node, const WalkNode* parent, WalkContext& context) {
     run.scenario_dir = path;
     run.scenario = std::string(base_name(place.absolute));
     dir.loadgen = std::move(run);
+    dir.absolute_path = place.absolute;
     node.out.push_back(std::move(dir));
     return;
   }
@@ -381,6 +383,7 @@ void visit(WalkNode& node, const WalkNode* parent, WalkContext& context) {
                                     &context.systems)
                   : as_benchmark_dir(run->scenario_dir / "..", {});
     dir.path = path;
+    dir.absolute_path = place.absolute;
     dir.loadgen = std::move(*run);
     node.out.push_back(std::move(dir));
     return;

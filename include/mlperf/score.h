@@ -94,6 +94,9 @@ struct BenchmarkDir {
   /// archive) path component: X.Y.0.
   std::optional<Ruleset> path_ruleset;
   std::optional<LoadgenRun> loadgen;  ///< set for an inference scenario folder
+  /// `path` made absolute and normal, as discovery found it ("" when not known): what the
+  /// path says (division, round) is read from it without asking for the current directory.
+  std::string absolute_path;
   /// Made by single_log_dir: one log given on its own, judged alone (no directory checks).
   bool single_log = false;
 };

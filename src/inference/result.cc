@@ -144,15 +144,35 @@ std::optional<std::string> round_from_loadgen_version(const std::string& version
   return "v" + version.substr(0, end);
 }
 
+namespace {
+
+// The round a path component names (inference_results_vX.Y, inference_vX.Y), if any.
+std::optional<std::string> round_from_component(std::string_view s) {
+  std::optional<std::string> found;
+  for (std::string_view prefix : {"inference_results_v", "inference_v"}) {
+    if (!s.starts_with(prefix)) continue;
+    if (auto r = round_from_loadgen_version(std::string(s.substr(prefix.size())))) found = r;
+  }
+  return found;
+}
+
+}  // namespace
+
 std::optional<std::string> round_from_path(const fs::path& path) {
   std::optional<std::string> found;
   for (const auto& part : fs::absolute(path).lexically_normal()) {
-    std::string s = part.string();
-    for (std::string prefix : {"inference_results_v", "inference_v"}) {
-      if (s.rfind(prefix, 0) != 0) continue;
-      std::string rest = s.substr(prefix.size());
-      if (auto r = round_from_loadgen_version(rest)) found = r;
-    }
+    if (auto r = round_from_component(part.native())) found = r;
+  }
+  return found;
+}
+
+std::optional<std::string> round_from_absolute_path(std::string_view absolute) {
+  std::optional<std::string> found;
+  while (!absolute.empty()) {
+    const std::size_t slash = absolute.find('/');
+    if (auto r = round_from_component(absolute.substr(0, slash))) found = r;
+    if (slash == std::string_view::npos) break;
+    absolute.remove_prefix(slash + 1);
   }
   return found;
 }

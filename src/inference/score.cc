@@ -35,6 +35,21 @@ std::string division_of(const fs::path& scenario_dir) {
   return results.parent_path().parent_path().filename().string();
 }
 
+// The same for a scenario folder's absolute, normal path as text ("/…/closed/AMD/results/…").
+std::string division_of_absolute(std::string_view scenario_dir) {
+  auto up = [](std::string_view p) {
+    const std::size_t slash = p.rfind('/');
+    return slash == std::string_view::npos ? std::string_view() : slash == 0 ? p.substr(0, 1) : p.substr(0, slash);
+  };
+  auto name = [](std::string_view p) {
+    const std::size_t slash = p.rfind('/');
+    return slash == std::string_view::npos ? p : p.substr(slash + 1);
+  };
+  const std::string_view results = up(up(up(scenario_dir)));
+  if (name(results) != "results") return "";
+  return std::string(name(up(up(results))));
+}
+
 // The network-mode rule of the submission checker (is_system_over_network and the SUT name
 // check of check_performance_dir): the system description's "is_network", read as a string
 // ("true" in any case means a system over the network), must be true in the network division
@@ -173,8 +188,11 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
   DirectoryResult out;
   out.dir = dir;
   out.benchmark = dir.benchmark_name;
-  out.division = division_of(fs::absolute(dir.loadgen->scenario_dir).lexically_normal());
   const LoadgenRun& run = *dir.loadgen;
+  // The scenario folder is the folder found, or one the run named by normalizing its path.
+  const bool found_here = !dir.absolute_path.empty() && !run.bare && run.scenario_dir == dir.path;
+  out.division = found_here ? division_of_absolute(dir.absolute_path)
+                            : division_of(fs::absolute(run.scenario_dir).lexically_normal());
   try {
     const InferenceData& inf = data.inference();
     const InferenceRules& rules = inf.rules;
@@ -198,7 +216,7 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     }
     std::string round = rules.newest_round;
     std::string round_source = "newest shipped";
-    if (auto r = round_from_path(dir.path)) {
+    if (auto r = dir.absolute_path.empty() ? round_from_path(dir.path) : round_from_absolute_path(dir.absolute_path)) {
       round = *r;
       round_source = "path";
     } else if (auto v = round_from_loadgen_version(log.text("loadgen_version").value_or(""));

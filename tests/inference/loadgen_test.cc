@@ -434,6 +434,12 @@ TEST(InferenceRulesData, LoadgenVersionsAndPathsNameRounds) {
   EXPECT_EQ(round_from_path("/x/inference_results_v4.1/closed"), "v4.1");
   EXPECT_EQ(round_from_path("/tmp/inference_v5.1/closed"), "v5.1");
   EXPECT_EQ(round_from_path("/tmp/results"), std::nullopt);
+  // The text form discovery uses gives the same, the last naming component winning.
+  for (const char* path : {"/x/inference_results_v4.1/closed", "/tmp/inference_v5.1/closed", "/tmp/results", "/",
+                           "/inference_v4.1/inference_results_v5.1/x", "/inference_v5.1", "/a/inference_vX/b"}) {
+    EXPECT_EQ(round_from_absolute_path(path), round_from_path(path)) << path;
+  }
+  EXPECT_EQ(round_from_absolute_path("/inference_v4.1/inference_results_v5.1/x"), "v5.1");
   const InferenceRules& rules = data().inference().rules;
   EXPECT_EQ(rules.model_of("llama3_1-405b_pruned"), "llama3.1-405b");
   EXPECT_EQ(rules.model_of("llama2-70b-99"), "llama2-70b-99");

@@ -122,6 +122,9 @@ std::optional<std::string> round_from_loadgen_version(const std::string& version
 /// The round a path names (a component inference_results_vX.Y or inference_vX.Y[.Z]).
 std::optional<std::string> round_from_path(const std::filesystem::path& path);
 
+/// round_from_path for a path already absolute and normal ("/a/b/c"), read as text.
+std::optional<std::string> round_from_absolute_path(std::string_view absolute);
+
 /// Scores the run read into `log` for the scenario folder `scenario_folder` of model folder
 /// `model_folder` in `division` ("closed", "open", ...), under round `round` of `rules`
 /// (a round the file lacks: the newest). Implements submission_checker.py
