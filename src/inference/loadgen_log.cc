@@ -31,36 +31,46 @@ std::optional<double> parse_double(std::string_view s) {
   return v;
 }
 
-// Where `needle` (starting with '"') last occurs in `text`, or npos: memrchr jumps from quote
-// to quote (string_view::rfind compares at every byte, and this runs on every line).
-std::size_t last_of(std::string_view text, std::string_view needle) {
+// Where the last `"is_error": ` of `text` starts, or npos. It hops back from colon to colon
+// (memrchr): loadgen writes metadata last, so the flag is a few colons from the end.
+std::size_t last_is_error(std::string_view text) {
+  constexpr std::string_view flag = "\"is_error\": ";
+  constexpr std::size_t colon_at = 10;  // where the flag's colon is
   std::size_t end = text.size();
   while (end > 0) {
-    const void* q = ::memrchr(text.data(), needle[0], end);
+    const void* q = ::memrchr(text.data(), ':', end);
     if (q == nullptr) return std::string_view::npos;
-    std::size_t at = static_cast<const char*>(q) - text.data();
-    if (text.substr(at).starts_with(needle)) return at;
-    end = at;
+    const std::size_t colon = static_cast<const char*>(q) - text.data();
+    if (colon >= colon_at && text.substr(colon - colon_at).starts_with(flag)) return colon - colon_at;
+    end = colon;
   }
   return std::string_view::npos;
 }
 
-// True for an event loadgen wrote in its usual form, {"key": "K", ... "is_error": false ...},
-// whose key K is not wanted: nothing of it is kept, so it is not validated (validating every
-// line cost five times the read; issue #13 asks for twice grep). A line that is not in that
-// form, flags an error or holds a wanted key takes the full path. The last `"is_error": `
-// is metadata's: loadgen writes metadata after value, and inside a JSON string the quotes
-// of that text would be escaped.
-bool skippable(std::string_view payload, const KeySet& wanted) {
+// How read_detail_log takes an event line.
+enum class LineUse {
+  kSkip,    // loadgen's usual form, {"key": "K", ... "is_error": false ...}, K not wanted
+  kWanted,  // loadgen's usual form, K wanted
+  kParse,   // anything else: parsed in full (it may flag an error or not parse)
+};
+
+// A line in the usual form whose key is not wanted keeps nothing, so it is not validated
+// (validating every line cost five times the read; issue #13 asks for twice grep). A line
+// that is not in that form, flags an error or holds a wanted key takes the full path. The
+// last `"is_error": ` is metadata's: loadgen writes metadata after value, and inside a JSON
+// string the quotes of that text would be escaped.
+// `key` is set to the key read from the head (kWanted and kSkip).
+LineUse line_use(std::string_view payload, const KeySet& wanted, std::string_view& key) {
   constexpr std::string_view head = "{\"key\": \"";
-  constexpr std::string_view flag = "\"is_error\": ";
-  if (!payload.starts_with(head)) return false;
+  if (!payload.starts_with(head)) return LineUse::kParse;
   std::size_t end = payload.find('"', head.size());
-  if (end == std::string_view::npos) return false;
-  std::string_view key = payload.substr(head.size(), end - head.size());
-  if (key.find('\\') != std::string_view::npos || wanted.count(key)) return false;
-  std::size_t at = last_of(payload, flag);
-  return at != std::string_view::npos && payload.substr(at + flag.size()).starts_with("false");
+  if (end == std::string_view::npos) return LineUse::kParse;
+  key = payload.substr(head.size(), end - head.size());
+  if (key.find('\\') != std::string_view::npos) return LineUse::kParse;
+  if (wanted.count(key)) return LineUse::kWanted;
+  std::size_t at = last_is_error(payload);
+  return at != std::string_view::npos && payload.substr(at + 12).starts_with("false") ? LineUse::kSkip
+                                                                                       : LineUse::kParse;
 }
 
 }  // namespace
@@ -106,7 +116,9 @@ LoadgenLog read_detail_log_from(const std::filesystem::path& file, ByteSource so
   while (reader.next_with(kMllogToken, line)) {
     // The official reader takes only lines that start with the marker (log_parser.py).
     if (line.needle_at != 0) continue;
-    if (skippable(line.text.substr(kMllogToken.size()), wanted)) continue;
+    std::string_view head_key;
+    const LineUse use = line_use(line.text.substr(kMllogToken.size()), wanted, head_key);
+    if (use == LineUse::kSkip) continue;
     std::string_view key, metadata, value;
     std::string value_text, metadata_text;
     // The plain scanner: the lines kept are few and of many shapes, which MllogScanner's
@@ -132,8 +144,13 @@ LoadgenLog read_detail_log_from(const std::filesystem::path& file, ByteSource so
         log.errors.push_back({line.number, s ? *s : std::string(value)});
       }
     }
-    if (wanted.count(key) && !log.values.count(key)) {
-      log.values.emplace(std::string(key), LoggedValue{std::string(value), line.number});
+    // A line in the usual form was found wanted by its key (the one the scan read, unless
+    // the event names its key twice).
+    if ((use == LineUse::kWanted && key == head_key) || wanted.count(key)) {
+      auto at = log.values.lower_bound(key);
+      if (at == log.values.end() || at->first != key) {
+        log.values.emplace_hint(at, std::string(key), LoggedValue{std::string(value), line.number});
+      }
     }
   }
   return log;

@@ -372,6 +372,36 @@ TEST(InferenceValidity, AMissingKeyFailsItsCheckAndAMalformedLineIsAnInputError)
   EXPECT_NE(d.errors[0].find("mlperf_log_detail.txt:2: "), std::string::npos) << d.errors[0];
 }
 
+TEST(InferenceDetailLog, UnwantedLinesAreSkippedByTheirMetadataFlagOnly) {
+  // Lines of keys nobody reads are skipped when metadata says is_error false, whatever their
+  // value holds; an error line of any key is counted; a wanted key keeps its first value.
+  TempDir tmp;
+  const std::string nested = event("noise", R"({"is_error": true, "x": "a:b"})");
+  const std::string unwanted_error = event("error_runtime", "\"Ran out of samples\"", true);
+  const std::string text = event("result_validity", "\"VALID\"") + nested + unwanted_error +
+                           event("result_validity", "\"INVALID\"") +
+                           ":::MLLOG {\"key\": \"noise\", \"value\": [1, 2, \"metadata\": {\"is_error\": false}}\n" +
+                           ":::MLLOG {\"key\": \"num_errors\", \"value\": 0, broken\n";
+  write_file(tmp.path() / kDetailLogName, text);
+  KeySet wanted = {"result_validity", "num_errors"};
+  LoadgenLog log = read_detail_log(tmp.path() / kDetailLogName, wanted);
+  EXPECT_EQ(log.error_events, 1u);
+  ASSERT_EQ(log.errors.size(), 1u);
+  EXPECT_EQ(log.errors[0].line, 3u);
+  EXPECT_EQ(log.errors[0].message, "Ran out of samples");
+  EXPECT_EQ(log.text("result_validity"), "VALID");
+  EXPECT_EQ(log.line("result_validity"), 1u);
+  // The malformed unwanted line ends like a usual one: skipped, not validated. The malformed
+  // wanted one is a parse error naming its line.
+  ASSERT_EQ(log.parse_errors.size(), 1u);
+  EXPECT_EQ(log.parse_errors[0].line, 6u);
+  EXPECT_FALSE(log.values.count("num_errors"));
+  // Not knowing the key (none wanted), every usual line is skipped but the error line.
+  LoadgenLog none = read_detail_log(tmp.path() / kDetailLogName, KeySet{});
+  EXPECT_EQ(none.error_events, 1u);
+  EXPECT_TRUE(none.values.empty());
+}
+
 TEST(InferenceSummaryLog, WithoutADetailLogTheSummaryIsRead) {
   TempDir tmp;
   fs::path dir = tmp.path() / "inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9/Server";
