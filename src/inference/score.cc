@@ -1,6 +1,7 @@
 #include "mlperf/inference/score.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <ostream>
@@ -369,6 +370,21 @@ class JsonText {
     pending_value_ = true;
   }
   void value(const nlohmann::json& v) {
+    // Scalars nlohmann writes plainly are written here (no serializer set up per value).
+    switch (v.type()) {
+      case nlohmann::json::value_t::null:
+        return literal("null");
+      case nlohmann::json::value_t::boolean:
+        return boolean(v.get<bool>());
+      case nlohmann::json::value_t::number_integer:
+        return integer(v.get<std::int64_t>());
+      case nlohmann::json::value_t::number_unsigned:
+        return integer(v.get<std::uint64_t>());
+      case nlohmann::json::value_t::string:
+        return string(v.get_ref<const std::string&>());
+      default:
+        break;
+    }
     item();
     if (v.is_structured() && !v.empty()) {
       std::string text = v.dump(2, ' ', false, kReplace);
@@ -388,7 +404,11 @@ class JsonText {
     const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
       return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f && c != '"' && c != '\\';
     });
-    if (!plain) return value(nlohmann::json(s));
+    if (!plain) {
+      item();
+      out_.append(nlohmann::json(s).dump(-1, ' ', false, kReplace));
+      return;
+    }
     item();
     out_.push_back('"');
     out_.append(s);
@@ -396,6 +416,13 @@ class JsonText {
   }
   void string_or_null(const std::string& s) { s.empty() ? literal("null") : string(s); }
   void number(double d) { value(nlohmann::json(d)); }
+  template <class Integer>
+  void integer(Integer n) {
+    item();
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+    out_.append(digits, end);
+  }
   void number_or_null(const std::optional<double>& d) { d ? number(*d) : literal("null"); }
   void boolean(bool b) { literal(b ? "true" : "false"); }
   void literal(std::string_view text) {
@@ -465,7 +492,7 @@ std::string to_json_text(const DirectoryResult& r, std::size_t indent) {
       j.key("limit");
       j.value(c.limit);
       j.key("line");
-      c.line ? j.value(nlohmann::json(c.line)) : j.literal("null");
+      c.line ? j.integer(c.line) : j.literal("null");
       j.key("message");
       j.string_or_null(c.message);
       j.key("name");

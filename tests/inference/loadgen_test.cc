@@ -512,6 +512,8 @@ TEST(InferenceJson, TextIsExactlyTheDumpOfTheObject) {
   inf->checks.push_back({"odd", false, nlohmann::json::parse(R"({"b": [1, 2.5, "x"], "a": {}})"),
                          nlohmann::json::array(), 0, "line\nbreak"});
   inf->checks.push_back({"big", true, nlohmann::json(18209322760996052031ULL), nlohmann::json(1e-05), 7, ""});
+  inf->checks.push_back({"scalars", false, nlohmann::json(-9223372036854775807LL - 1), nlohmann::json(true), 0, ""});
+  inf->checks.push_back({"more", true, nlohmann::json(), nlohmann::json("caf\u00e9 \"q\"\n"), 1, "m"});
   inf->expected.reset();
   odd.inference = inf;
   odd.warnings = {"w\u00e9", ""};
