@@ -143,7 +143,11 @@ struct Place {
 class SystemDescriptions {
  public:
   std::optional<fs::path> of(const std::string& org_dir, const std::string& system) {
-    std::string file = joined(joined(org_dir, "systems"), system + ".json");
+    std::string file;
+    file.reserve(org_dir.size() + system.size() + 14);
+    file.append(org_dir);
+    if (file.empty() || file.back() != '/') file.push_back('/');
+    file.append("systems/").append(system).append(".json");
     {
       std::lock_guard lock(mutex_);
       if (auto it = known_.find(file); it != known_.end()) return it->second;
@@ -159,6 +163,25 @@ class SystemDescriptions {
   std::mutex mutex_;
   std::unordered_map<std::string, std::optional<fs::path>> known_;
 };
+
+// What the folder at `absolute` (normal) tells of a benchmark directory there: its name,
+// and in the <org>/results/<system>/<benchmark> layout the system, submitter and system
+// description. `systems` caches the description look-up (nullptr: looked up here).
+void describe(BenchmarkDir& dir, std::string_view absolute, SystemDescriptions* systems) {
+  dir.benchmark_name = std::string(base_name(absolute));
+  const std::string_view system_dir = parent_of(absolute);
+  dir.system = std::string(base_name(system_dir));
+  if (base_name(parent_of(system_dir)) == "results") {
+    const std::string org_dir(parent_of(parent_of(system_dir)));
+    dir.submitter = std::string(base_name(org_dir));
+    if (systems != nullptr) {
+      dir.system_description = systems->of(org_dir, dir.system);
+    } else {
+      SystemDescriptions own;
+      dir.system_description = own.of(org_dir, dir.system);
+    }
+  }
+}
 
 // The benchmark directory at `place` whose result files are `files` (may be empty).
 // `systems` caches the system description look-up (nullptr: looked up here).
@@ -190,16 +213,7 @@ BenchmarkDir as_benchmark_dir(const Place& place, std::vector<fs::path> files, S
   BenchmarkDir dir;
   dir.path = place.path;
   dir.result_files = std::move(files);
-  const std::string_view norm = place.absolute;
-  dir.benchmark_name = std::string(base_name(norm));
-  const std::string_view system_dir = parent_of(norm);
-  dir.system = std::string(base_name(system_dir));
-  if (base_name(parent_of(system_dir)) == "results") {
-    const std::string org_dir(parent_of(parent_of(system_dir)));
-    dir.submitter = std::string(base_name(org_dir));
-    SystemDescriptions own;
-    dir.system_description = (systems ? *systems : own).of(org_dir, dir.system);
-  }
+  describe(dir, place.absolute, systems);
   dir.path_ruleset = place.ruleset;
   dir.absolute_path = place.absolute;
   return dir;
@@ -365,14 +379,17 @@ void visit(WalkNode& node, const WalkNode* parent, WalkContext& context) {
   if (parent != nullptr && performance_logs && !listing.loadgen_logs) {
     // The usual scenario folder of a submission, found by walking: described by its model
     // folder (the place above), and its run's paths made here without normalizing any.
-    BenchmarkDir dir =
-        as_benchmark_dir(Place{path, std::string(parent_of(place.absolute)), parent->place.ruleset}, {}, &context.systems);
+    // A leaf: its place is not needed after this, and is moved from.
+    BenchmarkDir dir;
+    describe(dir, parent_of(place.absolute), &context.systems);
+    dir.path_ruleset = parent->place.ruleset;
     LoadgenRun run;
     run.run_dir = path / "performance" / "run_1";
     run.scenario_dir = path;
     run.scenario = std::string(base_name(place.absolute));
     dir.loadgen = std::move(run);
-    dir.absolute_path = place.absolute;
+    dir.path = std::move(node.place.path);
+    dir.absolute_path = std::move(node.place.absolute);
     node.out.push_back(std::move(dir));
     return;
   }
