@@ -424,11 +424,15 @@ void walk_parallel(const fs::path& root, std::vector<BenchmarkDir>& out, std::ve
                    const std::string& glob) {
   WalkContext context;
   context.glob = glob;
+  // Twice the cores: listing a folder whose blocks are not cached waits for the disk (seen
+  // here on a round listed seconds apart), and another thread lists meanwhile. Inference
+  // round: 81.0 -> 77.8 ms median with 4 threads on 2 cores (8 gave the same as 4).
+  const unsigned threads = std::max(4u, 2 * default_threads());
   std::vector<WalkNode> nodes(1);
   nodes[0].place = Place::of(root);
   std::vector<std::size_t> level{0};
   while (!level.empty()) {
-    parallel_for(level.size(), default_threads(), [&](std::size_t i) {
+    parallel_for(level.size(), threads, [&](std::size_t i) {
       WalkNode& node = nodes[level[i]];
       visit(node, level[i] == 0 ? nullptr : &nodes[node.parent], context);
     });
