@@ -112,12 +112,14 @@ const PublishedFigure* InferenceData::find(const std::string& round, const std::
   return by_platform;
 }
 
-SystemDescription InferenceData::system_of(const fs::path& system_description) const {
-  std::string key = system_description.string();
+const SystemDescription& InferenceData::system_of(const fs::path& system_description) const {
+  const std::string& key = system_description.native();
   {
     std::lock_guard lock(cache_->mutex);
     if (auto it = cache_->systems.find(key); it != cache_->systems.end()) return it->second;
   }
+  // Read outside the lock (holding it measured slower); a file that cannot be read is not
+  // kept, and its error comes again on each call.
   SystemDescription d = read_system_description(system_description);
   std::lock_guard lock(cache_->mutex);
   return cache_->systems.emplace(key, std::move(d)).first->second;
@@ -238,7 +240,7 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     // Platform: the system description's accelerator, else the system folder name.
     if (dir.system_description) {
       try {
-        SystemDescription system = inf.system_of(*dir.system_description);
+        const SystemDescription& system = inf.system_of(*dir.system_description);
         out.accelerator_model_name = system.accelerator_model_name;
         add_network_mode_check(*result, system, log, out.division, dir.system_description->string());
       } catch (const std::exception& e) {

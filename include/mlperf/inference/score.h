@@ -42,9 +42,10 @@ struct InferenceData {
   /// folder of a system names the same one). Thread-safe. Throws std::runtime_error naming
   /// the file when it cannot be read (again on each call).
   std::string accelerator_of(const std::filesystem::path& system_description) const;
-  /// The whole system description, read once per file as accelerator_of. Thread-safe.
-  /// Throws std::runtime_error naming the file when it cannot be read.
-  SystemDescription system_of(const std::filesystem::path& system_description) const;
+  /// The whole system description, read once per file as accelerator_of (kept as long as
+  /// this InferenceData). Thread-safe. Throws std::runtime_error naming the file when it
+  /// cannot be read.
+  const SystemDescription& system_of(const std::filesystem::path& system_description) const;
 
   /// The figure for (round, model, scenario) on `system`, else the first on `platform`; nullptr.
   const PublishedFigure* find(const std::string& round, const std::string& model, const std::string& scenario,
