@@ -68,19 +68,36 @@ struct Row {
   std::vector<std::string> cells;
 };
 
+// One header for both kinds of result: the training columns first (as before inference was
+// read), then the kind and the inference figure. A cell that does not apply is empty.
 const std::vector<std::string> kRowHeader = {
     "directory", "submitter", "system", "benchmark", "platform", "division", "ruleset", "runs",
     "counted", "olympic_minutes", "rcp_case", "rcp_passed", "normalization_factor", "score_minutes",
-    "expected_minutes", "delta_percent", "within_tolerance", "passed", "warnings"};
+    "expected_minutes", "delta_percent", "within_tolerance", "passed", "warnings",
+    "kind", "model", "scenario", "metric", "performance_result", "units", "valid", "expected_result"};
 
 Row directory_row(const DirectoryResult& r, bool full_precision) {
-  int counted = 0;
-  for (const auto& run : r.runs) counted += run.counted() ? 1 : 0;
   auto num = [&](const std::optional<double>& v, const char* spec) {
     if (!v) return std::string();
     return full_precision ? fmt::format("{}", *v) : fmt::format(fmt::runtime(spec), *v);
   };
   Row row;
+  if (const inference::InferenceResult* i = r.inference.get(); r.dir.loadgen) {
+    // An inference scenario folder: no runs, olympic mean or RCP check; its figure is
+    // Performance_Result in its units, compared with the published one (inference.md).
+    const auto* e = i && i->expected ? &*i->expected : nullptr;
+    row.cells = {r.dir.path.string(), r.dir.submitter, r.dir.system, r.benchmark, r.platform.name, r.division,
+                 r.ruleset.str(), "", "", "", "", "", "", "", "",
+                 e ? num(e->delta_percent, "{:+.2f}") : "",
+                 e ? (e->within_tolerance ? "true" : "false") : "",
+                 r.passed ? "true" : "false", std::to_string(r.warnings.size()),
+                 "inference", i ? i->model : "", i ? i->scenario : "", i ? i->metric : "",
+                 i ? num(i->performance_result, "{:.6g}") : "", i ? i->units : "",
+                 i ? (i->valid ? "true" : "false") : "", e ? fmt::format("{}", e->published) : ""};
+    return row;
+  }
+  int counted = 0;
+  for (const auto& run : r.runs) counted += run.counted() ? 1 : 0;
   row.cells = {r.dir.path.string(),
                r.dir.submitter,
                r.dir.system,
@@ -99,7 +116,8 @@ Row directory_row(const DirectoryResult& r, bool full_precision) {
                r.expected ? num(r.expected->delta_percent, "{:+.2f}") : "",
                r.expected ? (r.expected->within_tolerance ? "true" : "false") : "",
                r.passed ? "true" : "false",
-               std::to_string(r.warnings.size())};
+               std::to_string(r.warnings.size()),
+               "training", "", "", "", "", "", "", ""};
   return row;
 }
 

@@ -1,6 +1,7 @@
 // Tests of the reports (table, json, csv, markdown) built from hand-made DirectoryResults.
 
 #include "mlperf/report.h"
+#include "mlperf/inference/result.h"
 
 #include <cmath>
 #include <map>
@@ -414,6 +415,58 @@ TEST(ReportCsv, HeaderThenOneRowPerDirectory) {
   EXPECT_EQ(second["counted"], "0");
 }
 
+TEST(ReportCsv, AnInferenceRowCarriesItsFigureAndNoTrainingCells) {
+  DirectoryResult inference;
+  inference.dir.path = "/r/closed/AMD/results/8xMI300X/llama2-70b-99.9/Offline";
+  inference.dir.submitter = "AMD";
+  inference.dir.loadgen = LoadgenRun{};
+  inference.benchmark = "llama2-70b-99.9/Offline";
+  inference.division = "closed";
+  inference.passed = true;
+  auto figure = std::make_shared<inference::InferenceResult>();
+  figure->model = "llama2-70b-99.9";
+  figure->scenario = "Offline";
+  figure->metric = "result_tokens_per_second";
+  figure->performance_result = 23514.8123;
+  figure->units = "Tokens/s";
+  figure->valid = true;
+  inference::InferenceExpected e;
+  e.published = 23514.8;
+  e.delta_percent = 0.00005;
+  e.within_tolerance = true;
+  figure->expected = e;
+  inference.inference = figure;
+
+  auto rows = parse_csv(render({passing_result(), inference}, ReportFormat::kCsv));
+  ASSERT_EQ(rows.size(), 3u);
+  ASSERT_EQ(rows[2].size(), rows[0].size());
+  auto training = by_header(rows[0], rows[1]);
+  EXPECT_EQ(training["kind"], "training");
+  EXPECT_EQ(training["rcp_case"], "exact");
+  EXPECT_EQ(training["performance_result"], "");
+  EXPECT_EQ(training["units"], "");
+  auto row = by_header(rows[0], rows[2]);
+  EXPECT_EQ(row["kind"], "inference");
+  EXPECT_EQ(row["model"], "llama2-70b-99.9");
+  EXPECT_EQ(row["scenario"], "Offline");
+  EXPECT_EQ(row["metric"], "result_tokens_per_second");
+  EXPECT_EQ(row["performance_result"], "23514.8123");  // full precision
+  EXPECT_EQ(row["units"], "Tokens/s");
+  EXPECT_EQ(row["valid"], "true");
+  EXPECT_EQ(row["expected_result"], "23514.8");
+  EXPECT_EQ(row["delta_percent"], "5e-05");
+  EXPECT_EQ(row["within_tolerance"], "true");
+  for (const char* training_only : {"runs", "counted", "olympic_minutes", "rcp_case", "rcp_passed",
+                                    "normalization_factor", "score_minutes", "expected_minutes"}) {
+    EXPECT_EQ(row[training_only], "") << training_only;
+  }
+  // Markdown rounds the figure.
+  std::string markdown = render({inference}, ReportFormat::kMarkdown);
+  EXPECT_NE(markdown.find("| inference | llama2-70b-99.9 | Offline | result_tokens_per_second | 23514.8 | Tokens/s | true |"),
+            std::string::npos)
+      << markdown;
+}
+
 TEST(ReportCsv, QuotesFieldsWithCommasAndQuotes) {
   DirectoryResult r = passing_result();
   r.dir.path = "/data/a,b/llama2_70b_lora";
@@ -473,7 +526,7 @@ TEST(ReportMarkdown, HeaderSeparatorAndOneRowPerDirectory) {
   auto header = md_cells(lines[0]);
   ASSERT_FALSE(header.empty());
   EXPECT_EQ(header.front(), "directory");
-  EXPECT_EQ(header.back(), "warnings");
+  EXPECT_EQ(header.back(), "expected_result");  // the inference columns come last
   auto sep = md_cells(lines[1]);
   ASSERT_EQ(sep.size(), header.size());
   for (const auto& s : sep) EXPECT_EQ(s, "---");
