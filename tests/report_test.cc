@@ -446,16 +446,18 @@ TEST(ReportCsv, AnInferenceRowCarriesItsFigureAndNoTrainingCells) {
   EXPECT_EQ(training["performance_result"], "");
   EXPECT_EQ(training["units"], "");
   auto row = by_header(rows[0], rows[2]);
-  EXPECT_EQ(row["kind"], "inference");
-  EXPECT_EQ(row["model"], "llama2-70b-99.9");
-  EXPECT_EQ(row["scenario"], "Offline");
-  EXPECT_EQ(row["metric"], "result_tokens_per_second");
-  EXPECT_EQ(row["performance_result"], "23514.8123");  // full precision
-  EXPECT_EQ(row["units"], "Tokens/s");
-  EXPECT_EQ(row["valid"], "true");
-  EXPECT_EQ(row["expected_result"], "23514.8");
-  EXPECT_EQ(row["delta_percent"], "5e-05");
-  EXPECT_EQ(row["within_tolerance"], "true");
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"kind", "inference"},
+      {"model", "llama2-70b-99.9"},
+      {"scenario", "Offline"},
+      {"metric", "result_tokens_per_second"},
+      {"performance_result", "23514.8123"},  // full precision
+      {"units", "Tokens/s"},
+      {"valid", "true"},
+      {"expected_result", "23514.8"},
+      {"delta_percent", "5e-05"},
+      {"within_tolerance", "true"}};
+  for (const auto& [column, value] : want) EXPECT_EQ(row[column], value) << column;
   for (const char* training_only : {"runs", "counted", "olympic_minutes", "rcp_case", "rcp_passed",
                                     "normalization_factor", "score_minutes", "expected_minutes"}) {
     EXPECT_EQ(row[training_only], "") << training_only;
