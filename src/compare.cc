@@ -30,7 +30,7 @@ const std::vector<std::string> kColumns = {
     "division",       "ruleset",        "score_minutes", "speedup",       "baseline_directory",
     "counted_runs",   "min_minutes",    "median_minutes", "max_minutes",  "cv_minutes",
     "converged_runs", "mean_samples_to_converge", "global_batch_size", "normalization_factor",
-    "rcp_passed",     "passed"};
+    "rcp_passed",     "passed",         "kind",         "performance_result", "units"};
 
 // The cells of kColumns; `full` keeps full precision (csv), else figures are rounded.
 std::vector<std::string> cells(const ComparisonRow& r, bool full) {
@@ -38,6 +38,12 @@ std::vector<std::string> cells(const ComparisonRow& r, bool full) {
     if (!v || !std::isfinite(*v)) return std::string();
     return full ? fmt::format("{}", *v) : fmt::format(fmt::runtime(spec), *v);
   };
+  if (r.inference) {
+    // A loadgen result: its figure and speedup; the run, minutes and RCP cells stay empty.
+    return {r.benchmark, r.directory, r.submitter, r.system, r.platform, r.division, r.ruleset, "",
+            num(r.speedup, "{:.3f}"), r.baseline_directory, "", "", "", "", "", "", "", "", "", "",
+            r.passed ? "true" : "false", "inference", num(r.performance_result, "{:.6g}"), r.units};
+  }
   return {r.benchmark,
           r.directory,
           r.submitter,
@@ -58,7 +64,10 @@ std::vector<std::string> cells(const ComparisonRow& r, bool full) {
           r.global_batch_size ? std::to_string(*r.global_batch_size) : std::string(),
           num(r.normalization_factor, "{:.6f}"),
           r.rcp_passed ? "true" : "false",
-          r.passed ? "true" : "false"};
+          r.passed ? "true" : "false",
+          "training",
+          "",
+          ""};
 }
 
 std::string fixed(const std::optional<double>& v, const char* spec) {
@@ -176,6 +185,7 @@ Comparison compare_results(const std::vector<DirectoryResult>& results, std::siz
         }
       }
       if (r.inference) {
+        row.inference = true;
         row.performance_result = r.inference->performance_result;
         row.units = r.inference->units;
         if (base != baseline_of.end()) row.speedup = inference::speedup(results[base->second], r);

@@ -6,7 +6,9 @@
 
 #include <cmath>
 #include <fstream>
+#include <algorithm>
 #include <map>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -53,6 +55,42 @@ TEST(CliCompare, BaselineOptionAndTableOutput) {
   EXPECT_NE(r.out.find("llama31_8b   (baseline: none;"), std::string::npos) << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 7) << r.out;  // 2 × (title, header, row) + blank
   EXPECT_NE(r.out.find("1.000x"), std::string::npos) << r.out;
+}
+
+TEST(CliCompare, InferenceRowsInCsvCarryTheirFigureNotTrainingCells) {
+  // AMD's v5.1 inference examples: each row's figure and units, the run and RCP cells empty.
+  auto r = run_command(binary() + " compare --format csv " + q(source_dir() / "data/examples/inference_results_v5.1") +
+                       " 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+    if (!line.empty() && line.back() == ',') cells.emplace_back();
+    rows.push_back(cells);
+  }
+  ASSERT_GE(rows.size(), 2u);
+  const auto& header = rows[0];
+  auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  bool offline = false;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), header.size()) << i;
+    EXPECT_EQ(rows[i][column("kind")], "inference");
+    EXPECT_EQ(rows[i][column("counted_runs")], "");
+    EXPECT_EQ(rows[i][column("normalization_factor")], "");
+    EXPECT_EQ(rows[i][column("rcp_passed")], "");
+    EXPECT_FALSE(rows[i][column("units")].empty());
+    if (rows[i][column("benchmark")] == "llama2-70b-99/Offline") {
+      offline = true;
+      EXPECT_NEAR(std::stod(rows[i][column("performance_result")]), 27803.9, 0.1);
+      EXPECT_EQ(rows[i][column("units")], "Tokens/s");
+    }
+  }
+  EXPECT_TRUE(offline) << r.out;
 }
 
 TEST(CliCompare, UsageAndInputErrorsExitTwo) {

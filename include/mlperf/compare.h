@@ -49,6 +49,7 @@ struct ComparisonRow {
   /// throughputs, the baseline over this for latencies (2.0: twice as good either way).
   std::optional<double> performance_result;
   std::string units;
+  bool inference = false;  ///< a loadgen result: the run, RCP and minutes fields do not apply
   bool passed = false;
   bool is_baseline = false;               ///< this row is its benchmark's baseline
   std::string baseline_directory;         ///< "" when no baseline directory has this benchmark
