@@ -87,7 +87,12 @@ TEST(Discovery, WalksOnceIntoSubfoldersInSortedOrderAndStopsAtBenchmarkDirs) {
   EXPECT_EQ(dirs[0].system, "S1");
   ASSERT_TRUE(dirs[0].system_description.has_value());
   EXPECT_EQ(*dirs[0].system_description, round / "A/systems/S1.json");
+  // Looked up once per system folder: the second benchmark of S1 has it too.
+  ASSERT_TRUE(dirs[1].system_description.has_value());
+  EXPECT_EQ(*dirs[1].system_description, round / "A/systems/S1.json");
   EXPECT_FALSE(dirs[2].system_description.has_value());  // B has no systems/S2.json
+  // The absolute, normal path each was found at, as text.
+  EXPECT_EQ(dirs[2].absolute_path, fs::absolute(round / "B/results/S2/llama31_8b").lexically_normal().string());
 }
 
 TEST(Discovery, AFolderWithoutResultFilesIsNoBenchmarkDir) {

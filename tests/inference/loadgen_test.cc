@@ -457,6 +457,23 @@ TEST(InferenceDiscovery, ATreeMayHoldTrainingAndInferenceAndBareLoadgenFolders) 
   EXPECT_EQ(r.inference->units, "Tokens/s");
 }
 
+TEST(InferenceDiscovery, DivisionAndRoundComeFromTheFolderMadeAbsolute) {
+  // Given as a path relative to the current folder: the division and the round still come
+  // from the whole path (inference_results_v5.1/closed/…), as discovery made it absolute.
+  const fs::path round = source_dir() / "data/examples/inference_results_v5.1";
+  auto r = testing::run_command("cd " + testing::q(round) + " && " + testing::binary() +
+                                " score --format json closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["results"].size(), 3u);
+  for (const auto& result : doc["results"]) {
+    EXPECT_EQ(result["division"], "closed");
+    EXPECT_EQ(result["round"], "v5.1");
+    EXPECT_EQ(result["round_source"], "path");
+    EXPECT_EQ(result["directory"].get<std::string>().rfind("closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99/", 0), 0u);
+  }
+}
+
 TEST(InferenceRulesData, LoadgenVersionsAndPathsNameRounds) {
   EXPECT_EQ(round_from_loadgen_version("5.1.0 @ 091d51f041"), "v5.1");
   EXPECT_EQ(round_from_loadgen_version("4.1 @ 379ee5345a"), "v4.1");
