@@ -16,6 +16,7 @@
 
 #include "mlperf/inference/score.h"
 #include "mlperf/parallel.h"
+#include "mlperf/path_text.h"
 #include "mlperf/score.h"
 
 namespace mlperf {
@@ -101,17 +102,6 @@ bool holds_mllog(const fs::path& file) {
   return head.find(":::MLLOG") != std::string::npos;
 }
 
-// The last component of a normal absolute path ("" for "/"), and the path above it ("/"
-// above "/x" and "/"), as std::filesystem::path's filename() and parent_path() give them.
-std::string_view base_name(std::string_view path) {
-  std::size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-std::string_view parent_of(std::string_view path) {
-  std::size_t slash = path.rfind('/');
-  if (slash == std::string_view::npos) return {};
-  return slash == 0 ? path.substr(0, 1) : path.substr(0, slash);
-}
 std::string joined(std::string_view folder, std::string_view name) {
   std::string out(folder);
   if (out.empty() || out.back() != '/') out.push_back('/');
@@ -168,12 +158,12 @@ class SystemDescriptions {
 // and in the <org>/results/<system>/<benchmark> layout the system, submitter and system
 // description. `systems` caches the description look-up (nullptr: looked up here).
 void describe(BenchmarkDir& dir, std::string_view absolute, SystemDescriptions* systems) {
-  dir.benchmark_name = std::string(base_name(absolute));
-  const std::string_view system_dir = parent_of(absolute);
-  dir.system = std::string(base_name(system_dir));
-  if (base_name(parent_of(system_dir)) == "results") {
-    const std::string org_dir(parent_of(parent_of(system_dir)));
-    dir.submitter = std::string(base_name(org_dir));
+  dir.benchmark_name = std::string(path_name(absolute));
+  const std::string_view system_dir = path_parent(absolute);
+  dir.system = std::string(path_name(system_dir));
+  if (path_name(path_parent(system_dir)) == "results") {
+    const std::string org_dir(path_parent(path_parent(system_dir)));
+    dir.submitter = std::string(path_name(org_dir));
     if (systems != nullptr) {
       dir.system_description = systems->of(org_dir, dir.system);
     } else {
@@ -376,32 +366,29 @@ void visit(WalkNode& node, const WalkNode* parent, WalkContext& context) {
       !listing.loadgen_logs && performance &&
       (regular_file_at(fd, "performance/run_1/mlperf_log_detail.txt") ||
        regular_file_at(fd, "performance/run_1/mlperf_log_summary.txt"));
-  if (parent != nullptr && performance_logs && !listing.loadgen_logs) {
-    // The usual scenario folder of a submission, found by walking: described by its model
-    // folder (the place above), and its run's paths made here without normalizing any.
-    // A leaf: its place is not needed after this, and is moved from.
+  std::optional<LoadgenRun> run;
+  if (parent != nullptr && performance_logs) {
+    // The usual scenario folder of a submission, found by walking: its run's paths are made
+    // here without normalizing any (find_loadgen_run does that for what a user gave).
+    run.emplace();
+    run->run_dir = path / "performance" / "run_1";
+    run->scenario_dir = path;
+    run->scenario = std::string(path_name(place.absolute));
+  } else {
+    run = inference::find_loadgen_run(path, listing.loadgen_logs, performance_logs);
+  }
+  if (run) {
     BenchmarkDir dir;
-    describe(dir, parent_of(place.absolute), &context.systems);
-    dir.path_ruleset = parent->place.ruleset;
-    LoadgenRun run;
-    run.run_dir = path / "performance" / "run_1";
-    run.scenario_dir = path;
-    run.scenario = std::string(base_name(place.absolute));
-    dir.loadgen = std::move(run);
+    if (run->bare || parent == nullptr) {
+      dir = as_benchmark_dir(run->bare ? run->scenario_dir : run->scenario_dir / "..", {});
+    } else {
+      describe(dir, path_parent(place.absolute), &context.systems);  // by its model folder
+      dir.path_ruleset = parent->place.ruleset;
+    }
+    dir.loadgen = std::move(*run);
+    // A leaf: its place is not needed after this, and is moved from.
     dir.path = std::move(node.place.path);
     dir.absolute_path = std::move(node.place.absolute);
-    node.out.push_back(std::move(dir));
-    return;
-  }
-  if (auto run = inference::find_loadgen_run(path, listing.loadgen_logs, performance_logs)) {
-    BenchmarkDir dir =
-        run->bare ? as_benchmark_dir(run->scenario_dir, {})
-        : parent  ? as_benchmark_dir(Place{path, std::string(parent_of(place.absolute)), parent->place.ruleset}, {},
-                                    &context.systems)
-                  : as_benchmark_dir(run->scenario_dir / "..", {});
-    dir.path = path;
-    dir.absolute_path = place.absolute;
-    dir.loadgen = std::move(*run);
     node.out.push_back(std::move(dir));
     return;
   }

@@ -31,17 +31,18 @@ std::optional<double> parse_double(std::string_view s) {
   return v;
 }
 
-// Where the last `"is_error": ` of `text` starts, or npos. It hops back from colon to colon
-// (memrchr): loadgen writes metadata last, so the flag is a few colons from the end.
-std::size_t last_is_error(std::string_view text) {
+// Where the value after the last `"is_error": ` of `text` starts, or npos. It hops back from
+// colon to colon (memrchr): loadgen writes metadata last, so the flag is a few colons from
+// the end.
+std::size_t after_last_is_error(std::string_view text) {
   constexpr std::string_view flag = "\"is_error\": ";
-  constexpr std::size_t colon_at = 10;  // where the flag's colon is
+  constexpr std::size_t colon_at = flag.find(':');
   std::size_t end = text.size();
   while (end > 0) {
     const void* q = ::memrchr(text.data(), ':', end);
     if (q == nullptr) return std::string_view::npos;
     const std::size_t colon = static_cast<const char*>(q) - text.data();
-    if (colon >= colon_at && text.substr(colon - colon_at).starts_with(flag)) return colon - colon_at;
+    if (colon >= colon_at && text.substr(colon - colon_at).starts_with(flag)) return colon - colon_at + flag.size();
     end = colon;
   }
   return std::string_view::npos;
@@ -68,9 +69,9 @@ LineUse line_use(std::string_view payload, const KeySet& wanted, std::string_vie
   key = payload.substr(head.size(), end - head.size());
   if (key.find('\\') != std::string_view::npos) return LineUse::kParse;
   if (wanted.count(key)) return LineUse::kWanted;
-  std::size_t at = last_is_error(payload);
-  return at != std::string_view::npos && payload.substr(at + 12).starts_with("false") ? LineUse::kSkip
-                                                                                       : LineUse::kParse;
+  const std::size_t flag_value = after_last_is_error(payload);
+  return flag_value != std::string_view::npos && payload.substr(flag_value).starts_with("false") ? LineUse::kSkip
+                                                                                                 : LineUse::kParse;
 }
 
 }  // namespace

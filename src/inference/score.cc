@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "mlperf/path_text.h"
 #include "mlperf/summary.h"
 #include "mlperf/table_text.h"
 
@@ -29,26 +30,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// <division> of <division>/<org>/results/<system>/<model>/<scenario>; "" outside that layout.
-std::string division_of(const fs::path& scenario_dir) {
-  fs::path results = scenario_dir.parent_path().parent_path().parent_path();
-  if (results.filename() != "results") return "";
-  return results.parent_path().parent_path().filename().string();
-}
-
-// The same for a scenario folder's absolute, normal path as text ("/…/closed/AMD/results/…").
-std::string division_of_absolute(std::string_view scenario_dir) {
-  auto up = [](std::string_view p) {
-    const std::size_t slash = p.rfind('/');
-    return slash == std::string_view::npos ? std::string_view() : slash == 0 ? p.substr(0, 1) : p.substr(0, slash);
-  };
-  auto name = [](std::string_view p) {
-    const std::size_t slash = p.rfind('/');
-    return slash == std::string_view::npos ? p : p.substr(slash + 1);
-  };
-  const std::string_view results = up(up(up(scenario_dir)));
-  if (name(results) != "results") return "";
-  return std::string(name(up(up(results))));
+// <division> of <division>/<org>/results/<system>/<model>/<scenario>, read from the scenario
+// folder's absolute, normal path; "" outside that layout.
+std::string division_of(std::string_view scenario_dir) {
+  const std::string_view results = path_parent(path_parent(path_parent(scenario_dir)));
+  if (path_name(results) != "results") return "";
+  return std::string(path_name(path_parent(path_parent(results))));
 }
 
 // The network-mode rule of the submission checker (is_system_over_network and the SUT name
@@ -194,8 +181,8 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
   const LoadgenRun& run = *dir.loadgen;
   // The scenario folder is the folder found, or one the run named by normalizing its path.
   const bool found_here = !dir.absolute_path.empty() && !run.bare && run.scenario_dir == dir.path;
-  out.division = found_here ? division_of_absolute(dir.absolute_path)
-                            : division_of(fs::absolute(run.scenario_dir).lexically_normal());
+  out.division = division_of(found_here ? dir.absolute_path
+                                        : fs::absolute(run.scenario_dir).lexically_normal().string());
   try {
     const InferenceData& inf = data.inference();
     const InferenceRules& rules = inf.rules;
