@@ -12,10 +12,11 @@
 #include <sstream>
 #include <vector>
 
+#include "mlperf/report/directories.h"
 #include "mlperf/inference/loadgen_log.h"
 #include "mlperf/inference/score.h"
-#include "mlperf/report.h"
-#include "mlperf/score.h"
+#include "mlperf/report/report.h"
+#include "mlperf/training/score.h"
 
 namespace {
 

@@ -23,10 +23,10 @@
 #include <string_view>
 #include <vector>
 
-#include "mlperf/facts.h"
-#include "mlperf/line_reader.h"
-#include "mlperf/mllog.h"
-#include "mlperf/run.h"
+#include "mlperf/training/facts.h"
+#include "mlperf/mllog/line_reader.h"
+#include "mlperf/mllog/mllog.h"
+#include "mlperf/training/run.h"
 
 #if MLPERF_SCORE_BENCH_SIMDJSON
 #include <simdjson.h>

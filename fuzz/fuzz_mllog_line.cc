@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "mlperf/mllog.h"
+#include "mlperf/mllog/mllog.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view line(reinterpret_cast<const char*>(data), size);

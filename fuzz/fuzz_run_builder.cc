@@ -11,10 +11,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "mlperf/facts.h"
-#include "mlperf/line_reader.h"
-#include "mlperf/mllog.h"
-#include "mlperf/run.h"
+#include "mlperf/training/facts.h"
+#include "mlperf/mllog/line_reader.h"
+#include "mlperf/mllog/mllog.h"
+#include "mlperf/training/run.h"
 #include "run_describe.h"  // tests/: every field of a Run as text
 
 namespace {

@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "mlperf/ruleset.h"
+#include "mlperf/mllog/ruleset.h"
 
 namespace mlperf::testing {
 

@@ -8,11 +8,13 @@
 #include <fmt/format.h>
 
 #include "common.h"
-#include "mlperf/html/report.h"
-#include "mlperf/output.h"
-#include "mlperf/check.h"
+#include "mlperf/report/check_report.h"
+#include "mlperf/report/directories.h"
+#include "mlperf/report/html/report.h"
+#include "mlperf/report/output.h"
+#include "mlperf/training/check.h"
 #include "mlperf/compliance/rules.h"
-#include "mlperf/junit.h"
+#include "mlperf/report/junit.h"
 
 namespace mlperf::cli {
 

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "mlperf/device_probe.h"
-#include "mlperf/output.h"
+#include "mlperf/device/device_probe.h"
+#include "mlperf/report/output.h"
 
 namespace mlperf::cli {
 

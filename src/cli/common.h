@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "mlperf/score.h"
+#include "mlperf/training/score.h"
 
 namespace mlperf::cli {
 

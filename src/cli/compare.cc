@@ -8,8 +8,9 @@
 #include <fmt/format.h>
 
 #include "common.h"
-#include "mlperf/compare.h"
-#include "mlperf/html/report.h"
+#include "mlperf/report/directories.h"
+#include "mlperf/report/compare.h"
+#include "mlperf/report/html/report.h"
 
 namespace mlperf::cli {
 

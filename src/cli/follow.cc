@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common.h"
-#include "mlperf/follow.h"
+#include "mlperf/training/follow.h"
 
 namespace mlperf::cli {
 

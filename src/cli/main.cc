@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "common.h"
-#include "mlperf/output.h"
+#include "mlperf/report/output.h"
 
 namespace {
 

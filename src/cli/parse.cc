@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 
 #include "common.h"
-#include "mlperf/line_reader.h"
-#include "mlperf/mllog.h"
+#include "mlperf/mllog/line_reader.h"
+#include "mlperf/mllog/mllog.h"
 
 namespace mlperf::cli {
 

@@ -1,5 +1,5 @@
 // `mlperf-score probe`: list this node's AMD GPUs and the submission platform they map to
-// (spec/devices.md; the library side is include/mlperf/device_probe.h). Always exits 0 once
+// (spec/devices.md; the library side is include/mlperf/device/device_probe.h). Always exits 0 once
 // the options parse: finding no GPU, or no HIP runtime, is an answer, not an error.
 
 #include <iostream>
@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common.h"
-#include "mlperf/device_probe.h"
+#include "mlperf/device/device_probe.h"
 
 namespace mlperf::cli {
 

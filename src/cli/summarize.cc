@@ -6,8 +6,9 @@
 #include <fmt/format.h>
 
 #include "common.h"
-#include "mlperf/html/report.h"
-#include "mlperf/summary.h"
+#include "mlperf/report/directories.h"
+#include "mlperf/report/html/report.h"
+#include "mlperf/report/summary.h"
 
 namespace mlperf::cli {
 

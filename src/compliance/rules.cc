@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "mlperf/mllog.h"
+#include "mlperf/mllog/mllog.h"
 
 namespace mlperf::compliance {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mlperf/line_reader.h"
+#include "mlperf/mllog/line_reader.h"
 
 namespace mlperf::inference {
 

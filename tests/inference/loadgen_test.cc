@@ -7,6 +7,7 @@
 
 #include "../test_support.h"
 #include "mlperf/inference/score.h"
+#include "mlperf/report/inference_report.h"
 
 namespace mlperf::inference {
 namespace {
@@ -38,7 +39,7 @@ DirectoryResult score_one(const fs::path& path) {
   EXPECT_EQ(dirs.size(), 1u);
   if (dirs.size() != 1) return {};
   EXPECT_TRUE(dirs[0].loadgen.has_value());
-  return score_directory(dirs[0], data(), ScoreOptions{});
+  return score_inference_directory(dirs[0], data(), ScoreOptions{});
 }
 
 const ValidityCheck* check(const InferenceResult& r, const std::string& name) {
@@ -148,8 +149,8 @@ TEST(InferenceScenario, SingleStreamAndMultiStreamAreEarlyStoppingLatenciesInMil
   std::vector<DiscoveryError> errors;
   auto dirs = find_benchmark_dirs(tmp.path(), errors);
   ASSERT_EQ(dirs.size(), 2u);
-  DirectoryResult ms = score_directory(dirs[0], data(), ScoreOptions{});
-  DirectoryResult ss = score_directory(dirs[1], data(), ScoreOptions{});
+  DirectoryResult ms = score_inference_directory(dirs[0], data(), ScoreOptions{});
+  DirectoryResult ss = score_inference_directory(dirs[1], data(), ScoreOptions{});
   ASSERT_TRUE(ss.inference && ms.inference);
   EXPECT_EQ(ss.inference->scenario, "SingleStream");
   EXPECT_EQ(ss.inference->metric, "early_stopping_latency_ss");
@@ -172,8 +173,8 @@ TEST(InferenceScenario, ResultsInferredFromASingleStreamRun) {
   std::vector<DiscoveryError> errors;
   auto dirs = find_benchmark_dirs(tmp.path(), errors);
   ASSERT_EQ(dirs.size(), 2u);
-  DirectoryResult ms = score_directory(dirs[0], data(), ScoreOptions{});
-  DirectoryResult off = score_directory(dirs[1], data(), ScoreOptions{});
+  DirectoryResult ms = score_inference_directory(dirs[0], data(), ScoreOptions{});
+  DirectoryResult off = score_inference_directory(dirs[1], data(), ScoreOptions{});
   // MultiStream from SingleStream: 8 samples per query × the early stopping latency.
   EXPECT_TRUE(ms.inference->inferred);
   EXPECT_DOUBLE_EQ(*ms.inference->performance_result, 3000000.0 * 8 / 1e6);
@@ -291,7 +292,7 @@ TEST(InferenceValidity, EachRoundHasItsOwnSettingsRules) {
   auto dirs = find_benchmark_dirs(tmp.path(), errors);
   ASSERT_EQ(dirs.size(), 4u);
   std::vector<DirectoryResult> r;
-  for (const auto& d : dirs) r.push_back(score_directory(d, data(), ScoreOptions{}));
+  for (const auto& d : dirs) r.push_back(score_inference_directory(d, data(), ScoreOptions{}));
   // v4.1 closed, v5.0 closed, v5.0 open, v6.0 closed
   EXPECT_EQ(r[0].inference->round, "v4.1");
   EXPECT_EQ(check(*r[0].inference, "equal_issue_mode"), nullptr);
@@ -323,7 +324,7 @@ TEST(InferenceValidity, NetworkModeFollowsTheDivision) {
   auto dirs = find_benchmark_dirs(tmp.path(), errors);
   ASSERT_EQ(dirs.size(), 4u);
   std::vector<DirectoryResult> r;
-  for (const auto& d : dirs) r.push_back(score_directory(d, data(), ScoreOptions{}));
+  for (const auto& d : dirs) r.push_back(score_inference_directory(d, data(), ScoreOptions{}));
   // closed/Org, closed/Org2, network/Org, open/Org
   const ValidityCheck* closed = check(*r[0].inference, "network_mode");
   ASSERT_NE(closed, nullptr);
@@ -448,7 +449,7 @@ TEST(InferenceDiscovery, ATreeMayHoldTrainingAndInferenceAndBareLoadgenFolders) 
   ASSERT_NE(it, dirs.end());
   const BenchmarkDir& bare = *it;
   EXPECT_TRUE(bare.loadgen->bare);
-  DirectoryResult r = score_directory(bare, data(), ScoreOptions{});
+  DirectoryResult r = score_inference_directory(bare, data(), ScoreOptions{});
   ASSERT_TRUE(r.inference);
   EXPECT_EQ(r.inference->model, "llama2-70b-99");  // from the folder names above the logs
   EXPECT_EQ(r.inference->scenario, "Offline");
@@ -517,7 +518,7 @@ TEST(InferenceJson, TextIsExactlyTheDumpOfTheObject) {
   std::vector<DiscoveryError> errors;
   std::vector<DirectoryResult> results;
   for (const auto& d : find_benchmark_dirs(source_dir() / "data/examples", errors)) {
-    if (d.loadgen) results.push_back(score_directory(d, data(), ScoreOptions{}));
+    if (d.loadgen) results.push_back(score_inference_directory(d, data(), ScoreOptions{}));
   }
   ASSERT_EQ(results.size(), 7u);
   // Hostile text and values: quotes, backslashes, control bytes, non-ASCII and invalid UTF-8,
@@ -542,12 +543,12 @@ TEST(InferenceJson, TextIsExactlyTheDumpOfTheObject) {
   empty.dir.loadgen = LoadgenRun{};
   results.push_back(empty);
   for (const auto& r : results) {
-    const std::string dumped = to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    EXPECT_EQ(to_json_text(r), dumped) << r.dir.path;
+    const std::string dumped = inference_to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    EXPECT_EQ(inference_to_json_text(r), dumped) << r.dir.path;
     // Placed inside a document: four more spaces after every newline.
     std::string indented;
     for (char c : dumped) indented += c == '\n' ? std::string("\n    ") : std::string(1, c);
-    EXPECT_EQ(to_json_text(r, 4), indented) << r.dir.path;
+    EXPECT_EQ(inference_to_json_text(r, 4), indented) << r.dir.path;
   }
 }
 

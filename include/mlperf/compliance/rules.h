@@ -33,8 +33,8 @@
 #include <vector>
 
 #include "mlperf/compliance/pyexpr.h"
-#include "mlperf/mllog.h"
-#include "mlperf/ruleset.h"
+#include "mlperf/mllog/mllog.h"
+#include "mlperf/mllog/ruleset.h"
 
 namespace mlperf::compliance {
 

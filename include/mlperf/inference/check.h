@@ -2,8 +2,8 @@
 // `mlperf-score check` on an inference scenario folder: each validity condition of the run
 // (inference/result.h ValidityCheck) becomes a check whose failure names the log and line.
 
-#include "mlperf/check.h"
-#include "mlperf/score.h"
+#include "mlperf/training/check.h"
+#include "mlperf/training/score.h"
 
 namespace mlperf::inference {
 

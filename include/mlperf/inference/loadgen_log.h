@@ -14,7 +14,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "mlperf/mllog.h"
+#include "mlperf/mllog/discovery.h"
+#include "mlperf/mllog/mllog.h"
 
 namespace mlperf::inference {
 
@@ -26,9 +27,9 @@ struct KeyHash {
 };
 using KeySet = std::unordered_set<std::string, KeyHash, std::equal_to<>>;
 
-/// The file names loadgen writes into a run folder.
-inline constexpr const char* kDetailLogName = "mlperf_log_detail.txt";
-inline constexpr const char* kSummaryLogName = "mlperf_log_summary.txt";
+// The file names loadgen writes into a run folder (discovery looks for them).
+using ::mlperf::kDetailLogName;
+using ::mlperf::kSummaryLogName;
 
 /// One logged value: its JSON text (as logged for the detail log; a JSON string or number
 /// built from the text for the summary log) and the 1-based line it came from.

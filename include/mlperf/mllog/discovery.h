@@ -1,0 +1,87 @@
+#pragma once
+// Discovery of result folders: which folders below the paths a command is given are training
+// benchmark directories (result logs) or inference scenario folders (loadgen runs), and what
+// their place in a submission tree tells (submitter, system, round). Reads directory listings
+// only, never a log's content beyond its first 64 KiB.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mlperf/mllog/ruleset.h"
+
+namespace mlperf {
+
+/// The file names loadgen writes into a run folder.
+inline constexpr const char* kDetailLogName = "mlperf_log_detail.txt";
+inline constexpr const char* kSummaryLogName = "mlperf_log_summary.txt";
+
+/// An MLPerf Inference scenario folder's loadgen run (scored by inference/score.h).
+struct LoadgenRun {
+  std::filesystem::path run_dir;  ///< folder holding mlperf_log_detail.txt and/or mlperf_log_summary.txt
+  std::filesystem::path scenario_dir;  ///< the <model>/<scenario> folder; the run folder when bare
+  std::string scenario;           ///< the scenario folder name; "" for a bare folder (from the log)
+  bool bare = false;              ///< the logs lie in the folder itself, outside the submission layout
+};
+
+/// A folder holding result_*.txt files (training) or a loadgen run (inference, `loadgen`
+/// set: benchmark_name is then the model folder), and what its place in a submission tree tells.
+struct BenchmarkDir {
+  std::filesystem::path path;     ///< as given or found below a given path
+  std::string benchmark_name;     ///< the folder name (the benchmark, in MLPerf layout)
+  std::string submitter;          ///< <org> of <org>/results/<system>/<benchmark>, or ""
+  std::string system;             ///< <system> of that layout, else the parent folder name
+  std::optional<std::filesystem::path> system_description;  ///< <org>/systems/<system>.json
+  std::vector<std::filesystem::path> result_files;          ///< result_*.txt, natural order
+  /// How result_files were chosen: "result_*.txt", "run-script names" (<DATESTAMP>_<N>.log),
+  /// "MLLOG content" (*.log/*.txt holding :::MLLOG lines) or "--glob <PATTERN>".
+  std::string file_rule = "result_*.txt";
+  /// Files of the folder left out by that rule (*.log, *.txt), natural order.
+  std::vector<std::filesystem::path> ignored_files;
+  /// From a training_results_vX.Y (MLCommons repository) or training_vX.Y (reference
+  /// archive) path component: X.Y.0.
+  std::optional<Ruleset> path_ruleset;
+  std::optional<LoadgenRun> loadgen;  ///< set for an inference scenario folder
+  /// `path` made absolute and normal, as discovery found it ("" when not known): what the
+  /// path says (division, round) is read from it without asking for the current directory.
+  std::string absolute_path;
+  /// Made by single_log_dir: one log given on its own, judged alone (no directory checks).
+  bool single_log = false;
+};
+
+/// Problems met while walking the input paths (unreadable folders, missing paths).
+struct DiscoveryError {
+  std::string path;
+  std::string message;
+};
+
+/// Every benchmark directory at or below `root`, in sorted path order. Never follows
+/// symbolic links to directories (no loops); never writes. Errors are appended to `errors`.
+/// A folder is a benchmark directory when it holds result_*.txt files; else, when it holds
+/// files named as run scripts name them (<DATESTAMP>_<N>.log, NVIDIA style); else *.log or
+/// *.txt files whose first 64 KiB hold an MLLOG line (issue #14). With `glob` (fnmatch
+/// pattern on file names, --glob) only the files it matches are taken, in any folder.
+std::vector<BenchmarkDir> find_benchmark_dirs(const std::filesystem::path& root,
+                                              std::vector<DiscoveryError>& errors,
+                                              const std::string& glob = "");
+
+/// Natural order of file names: runs of digits compare by value ("x_2.log" < "x_10.log").
+bool natural_less(const std::string& a, const std::string& b);
+
+/// A result log given on its own (`check LOG`): its folder as the benchmark directory, the
+/// log its only result file (any file name), single_log set. Never reads the file.
+BenchmarkDir single_log_dir(const std::filesystem::path& file);
+
+/// The loadgen run of the folder `path` if it is one: a scenario folder holding
+/// performance/run_1 with a detail or summary log (submission layout: `performance_logs`,
+/// which the caller found), or a folder holding the logs itself (`has_logs`: bare, as a
+/// harness writes them). nullopt otherwise. Touches the file system only to make a path
+/// absolute (the current directory).
+std::optional<LoadgenRun> find_loadgen_run(const std::filesystem::path& path, bool has_logs, bool performance_logs);
+
+/// True for folders discovery does not descend into below a given path: compliance test
+/// runs (TEST01…, "compliance") whose logs are not results of their own.
+bool is_compliance_folder(const std::string& name);
+
+}  // namespace mlperf

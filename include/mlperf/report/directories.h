@@ -1,0 +1,32 @@
+#pragma once
+// The directories a command was given, scored and checked whatever their kind: training
+// benchmark directories (training/score.h, training/check.h) and inference scenario folders
+// (inference/score.h, inference/check.h), side by side in the order given. Every report
+// (table, JSON, CSV, markdown, JUnit, HTML, summary, compare) starts from these results.
+
+#include <vector>
+
+#include "mlperf/mllog/discovery.h"
+#include "mlperf/training/check.h"
+#include "mlperf/training/data_context.h"
+#include "mlperf/training/score.h"
+
+namespace mlperf {
+
+/// Scores one directory: score_inference_directory when `dir.loadgen` is set, else
+/// score_training_directory. Reads only; never writes into the directory; unreadable files
+/// are reported in the result's `errors`.
+DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options);
+
+/// Scores many directories of either kind: the training directories through
+/// score_training_directories (one pool reading every result file), the inference scenario
+/// folders on a small thread pool; results in the order given.
+std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
+                                               const ScoreOptions& options);
+
+/// The checks of one scored directory: check_inference_directory for an inference scenario
+/// folder (`result.dir.loadgen` set), else check_training_directory with `facts` and
+/// `options`. Never throws for bad input.
+CheckReport check_directory(const DirectoryResult& result, const Facts& facts, const CheckOptions& options = {});
+
+}  // namespace mlperf

@@ -1,0 +1,541 @@
+#include "mlperf/mllog/discovery.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <algorithm>
+#include <mutex>
+#include <unordered_map>
+#include <charconv>
+#include <fstream>
+#include <string_view>
+
+
+#include "mlperf/mllog/parallel.h"
+#include "mlperf/mllog/path_text.h"
+
+namespace mlperf {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// True when `s` is one or more ASCII digits.
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// N of result_<N>.txt (N digits); nullopt for other names and an N beyond long long.
+// Hand-parsed: std::regex cost a millisecond per thousand names, on every sort comparison.
+std::optional<long long> result_index(std::string_view name) {
+  constexpr std::string_view prefix = "result_", suffix = ".txt";
+  if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) || !name.ends_with(suffix)) {
+    return std::nullopt;
+  }
+  std::string_view digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  long long n = 0;
+  if (!all_digits(digits) || std::from_chars(digits.data(), digits.data() + digits.size(), n).ec != std::errc{}) {
+    return std::nullopt;
+  }
+  return n;
+}
+
+bool is_result_name(std::string_view name) {
+  return name.size() > 11 && name.starts_with("result_") && name.ends_with(".txt");
+}
+
+// The ruleset a path component names: training_vX.Y, training_vX.Y.Z, training_results_vX.Y
+// (the round folders of MLCommons' result repositories); the patch number is not used.
+std::optional<Ruleset> ruleset_from_component(std::string_view s) {
+  if (!s.starts_with("training")) return std::nullopt;
+  s.remove_prefix(8);
+  if (s.starts_with("_results")) s.remove_prefix(8);
+  if (!s.starts_with("_v")) return std::nullopt;
+  s.remove_prefix(2);
+  std::size_t dot = s.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  std::string_view major = s.substr(0, dot), rest = s.substr(dot + 1);
+  std::size_t dot2 = rest.find('.');
+  std::string_view minor = rest.substr(0, dot2);
+  if (!all_digits(major) || !all_digits(minor)) return std::nullopt;
+  if (dot2 != std::string_view::npos && !all_digits(rest.substr(dot2 + 1))) return std::nullopt;
+  return Ruleset::parse(std::string(major) + "." + std::string(minor));
+}
+
+std::optional<Ruleset> ruleset_from_path(const fs::path& path) {
+  std::optional<Ruleset> found;
+  for (const auto& part : fs::absolute(path).lexically_normal()) {
+    if (auto r = ruleset_from_component(part.native())) found = r;
+  }
+  return found;
+}
+
+// What one pass over a directory finds, by name: its result_N.txt entries, the other
+// *.log/*.txt files (candidates when there is no result_N.txt) and its subdirectories.
+struct Listing {
+  std::vector<std::string> result_files;
+  std::vector<std::string> other_logs;
+  std::vector<std::string> children;  // directories, symbolic links to them left out
+  bool loadgen_logs = false;          // holds mlperf_log_detail.txt or mlperf_log_summary.txt
+};
+
+// <DATESTAMP>_<N>.log: the name NVIDIA-style run scripts give each run's log.
+bool is_run_script_log(std::string_view name) {
+  if (!name.ends_with(".log")) return false;
+  name.remove_suffix(4);
+  std::size_t sep = name.rfind('_');
+  return sep != std::string_view::npos && all_digits(name.substr(0, sep)) && all_digits(name.substr(sep + 1));
+}
+
+// True when the first 64 KiB of `file` hold an MLLOG line.
+bool holds_mllog(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return false;
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head.find(":::MLLOG") != std::string::npos;
+}
+
+std::string joined(std::string_view folder, std::string_view name) {
+  std::string out(folder);
+  if (out.empty() || out.back() != '/') out.push_back('/');
+  out.append(name);
+  return out;
+}
+
+// Where a folder of the walk is: the path as found, the same made absolute and normal (built
+// down from the root's, so no folder pays for fs::absolute), and the ruleset its path names.
+struct Place {
+  fs::path path;
+  std::string absolute;
+  std::optional<Ruleset> ruleset;
+
+  static Place of(const fs::path& path) {
+    fs::path norm = fs::absolute(path).lexically_normal();
+    if (!norm.has_filename()) norm = norm.parent_path();
+    return {path, norm.string(), ruleset_from_path(path)};
+  }
+  // A subfolder `name` (a plain name, never "." or "..").
+  Place child(const std::string& name) const {
+    auto named = ruleset_from_component(name);
+    return {path / name, joined(absolute, name), named ? named : ruleset};
+  }
+};
+
+// <org>/systems/<system>.json, looked up once per system folder (every benchmark and
+// scenario folder of a system asks for it). Shared by the threads of a walk.
+class SystemDescriptions {
+ public:
+  std::optional<fs::path> of(const std::string& org_dir, const std::string& system) {
+    std::string file;
+    file.reserve(org_dir.size() + system.size() + 14);
+    file.append(org_dir);
+    if (file.empty() || file.back() != '/') file.push_back('/');
+    file.append("systems/").append(system).append(".json");
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = known_.find(file); it != known_.end()) return it->second;
+    }
+    std::error_code ec;
+    std::optional<fs::path> found;
+    if (fs::is_regular_file(file, ec)) found = fs::path(file);
+    std::lock_guard lock(mutex_);
+    return known_.emplace(std::move(file), std::move(found)).first->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::optional<fs::path>> known_;
+};
+
+// What the folder at `absolute` (normal) tells of a benchmark directory there: its name,
+// and in the <org>/results/<system>/<benchmark> layout the system, submitter and system
+// description. `systems` caches the description look-up (nullptr: looked up here).
+void describe(BenchmarkDir& dir, std::string_view absolute, SystemDescriptions* systems) {
+  dir.benchmark_name = std::string(path_name(absolute));
+  const std::string_view system_dir = path_parent(absolute);
+  dir.system = std::string(path_name(system_dir));
+  if (path_name(path_parent(system_dir)) == "results") {
+    const std::string org_dir(path_parent(path_parent(system_dir)));
+    dir.submitter = std::string(path_name(org_dir));
+    if (systems != nullptr) {
+      dir.system_description = systems->of(org_dir, dir.system);
+    } else {
+      SystemDescriptions own;
+      dir.system_description = own.of(org_dir, dir.system);
+    }
+  }
+}
+
+// The benchmark directory at `place` whose result files are `files` (may be empty).
+// `systems` caches the system description look-up (nullptr: looked up here).
+BenchmarkDir as_benchmark_dir(const Place& place, std::vector<fs::path> files, SystemDescriptions* systems);
+
+BenchmarkDir as_benchmark_dir(const fs::path& path, std::vector<fs::path> files) {
+  return as_benchmark_dir(Place::of(path), std::move(files), nullptr);
+}
+
+BenchmarkDir as_benchmark_dir(const Place& place, std::vector<fs::path> files, SystemDescriptions* systems) {
+  // Natural order by N; names whose N does not parse after the others, by name.
+  struct Keyed {
+    std::optional<long long> index;
+    std::string name;
+    fs::path path;
+  };
+  std::vector<Keyed> keyed;
+  keyed.reserve(files.size());
+  for (auto& f : files) {
+    std::string name = f.filename().string();
+    keyed.push_back({result_index(name), std::move(name), std::move(f)});
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    if (a.index && b.index && *a.index != *b.index) return *a.index < *b.index;
+    if (a.index.has_value() != b.index.has_value()) return a.index.has_value();
+    return a.name < b.name;
+  });
+  for (std::size_t i = 0; i < keyed.size(); ++i) files[i] = std::move(keyed[i].path);
+  BenchmarkDir dir;
+  dir.path = place.path;
+  dir.result_files = std::move(files);
+  describe(dir, place.absolute, systems);
+  dir.path_ruleset = place.ruleset;
+  dir.absolute_path = place.absolute;
+  return dir;
+}
+
+// Sorts `files` by natural order of their names.
+void sort_natural(std::vector<fs::path>& files) {
+  std::sort(files.begin(), files.end(),
+            [](const fs::path& a, const fs::path& b) { return natural_less(a.filename().string(), b.filename().string()); });
+}
+
+// `names` in `folder`, as paths.
+std::vector<fs::path> paths_of(const fs::path& folder, const std::vector<std::string>& names) {
+  std::vector<fs::path> out;
+  out.reserve(names.size());
+  for (const auto& n : names) out.push_back(folder / n);
+  return out;
+}
+
+// The benchmark directory of a folder without result_N.txt: the files `glob` matches, else
+// the run-script names, else the files holding MLLOG lines; nullopt when none.
+std::optional<BenchmarkDir> other_logs_dir(const Place& place, const Listing& listing, const std::string& glob,
+                                           SystemDescriptions* systems) {
+  std::vector<fs::path> candidates = paths_of(place.path, listing.other_logs);
+  std::vector<fs::path> taken, ignored;
+  std::string rule;
+  auto split = [&](auto&& take) {
+    taken.clear();
+    ignored.clear();
+    for (const auto& f : candidates) (take(f) ? taken : ignored).push_back(f);
+  };
+  if (!glob.empty()) {
+    std::vector<fs::path> results = paths_of(place.path, listing.result_files);
+    candidates.insert(candidates.begin(), results.begin(), results.end());
+    split([&](const fs::path& f) { return ::fnmatch(glob.c_str(), f.filename().c_str(), 0) == 0; });
+    rule = "--glob " + glob;
+  } else {
+    if (candidates.empty()) return std::nullopt;
+    split([](const fs::path& f) { return is_run_script_log(f.filename().string()); });
+    rule = "run-script names";
+    if (taken.empty()) {
+      split([](const fs::path& f) { return holds_mllog(f); });
+      rule = "MLLOG content";
+    }
+  }
+  if (taken.empty()) return std::nullopt;
+  sort_natural(taken);
+  sort_natural(ignored);
+  BenchmarkDir dir = as_benchmark_dir(place, {}, systems);
+  dir.result_files = std::move(taken);
+  dir.ignored_files = std::move(ignored);
+  dir.file_rule = std::move(rule);
+  return dir;
+}
+
+// One folder of the walk: where it is, what listing it found (a leaf's benchmark directory,
+// errors) and the folders below it to walk, by index in the walk's node list. (Folders are
+// opened by path: keeping hundreds open to open their children relative to them measured no
+// faster, and growing the descriptor table of a threaded process waits for an RCU period.)
+struct WalkNode {
+  Place place;
+  std::size_t parent = 0;  // index of the folder above (the root: itself)
+  int depth = 0;
+  std::vector<BenchmarkDir> out;
+  std::vector<DiscoveryError> errors;
+  std::vector<Place> below;           // found by listing, not yet given indexes
+  std::vector<std::size_t> children;  // indexes of `below`, in order
+};
+
+// What the threads of one walk share.
+struct WalkContext {
+  std::string glob;
+  SystemDescriptions systems;
+};
+
+// Lists the folder `path` once, with getdents64's d_type: no stat per entry, and names only
+// (a path is built for what is kept). Returns the folder, open (-1 on an error, added to
+// `errors` under `shown`, the path as the user knows it).
+int list_directory(const char* path, const std::string& shown, Listing& listing, std::vector<DiscoveryError>& errors) {
+  const int fd = ::openat(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    errors.push_back({shown, std::string("cannot read directory: ") + std::strerror(errno)});
+    return -1;
+  }
+  alignas(8) char buffer[32 * 1024];
+  for (;;) {
+    const ssize_t n = ::getdents64(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      errors.push_back({shown, std::string("cannot read directory: ") + std::strerror(errno)});
+      break;
+    }
+    if (n == 0) break;
+    for (ssize_t at_byte = 0; at_byte < n;) {
+      const auto* entry = reinterpret_cast<const struct dirent64*>(buffer + at_byte);
+      at_byte += entry->d_reclen;
+      const std::string_view entry_name(entry->d_name);
+      if (entry_name == "." || entry_name == "..") continue;
+      // Everything named result_N.txt is a result file: one that is a directory or a FIFO
+      // is reported when it is read, not left out in silence.
+      if (is_result_name(entry_name)) {
+        listing.result_files.emplace_back(entry_name);
+        continue;
+      }
+      if (entry_name == kDetailLogName || entry_name == kSummaryLogName) {
+        listing.loadgen_logs = true;
+      }
+      // Never follow symbolic links to directories: a link loop would never end.
+      bool directory = entry->d_type == DT_DIR;
+      if (entry->d_type == DT_UNKNOWN) {
+        struct stat info {};
+        directory = ::fstatat(fd, entry->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(info.st_mode);
+      }
+      if (directory) {
+        listing.children.emplace_back(entry_name);
+      } else if (entry_name.ends_with(".log") || entry_name.ends_with(".txt")) {
+        listing.other_logs.emplace_back(entry_name);
+      }
+    }
+  }
+  return fd;
+}
+
+// True when `name` below the folder open at `fd` is a regular file (symbolic links followed).
+bool regular_file_at(int fd, const char* name) {
+  struct stat info {};
+  return ::fstatat(fd, name, &info, 0) == 0 && S_ISREG(info.st_mode);
+}
+
+// Lists `node` once: a leaf (a benchmark directory, an inference scenario folder or bare
+// loadgen run, a folder of other logs) goes to node.out; otherwise its subdirectories to
+// walk go to node.below, sorted (compliance folders of inference submissions left out).
+// `parent` is the node above (a scenario folder is described by its model folder); nullptr
+// for the root.
+void visit(WalkNode& node, const WalkNode* parent, WalkContext& context) {
+  const Place& place = node.place;
+  const fs::path& path = place.path;
+  if (node.depth > 64) {
+    node.errors.push_back({path.string(), "directory tree too deep; not descending further"});
+    return;
+  }
+  Listing listing;
+  const int fd = list_directory(path.c_str(), path.string(), listing, node.errors);
+  if (fd < 0) return;
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  if (!listing.result_files.empty() && context.glob.empty()) {
+    BenchmarkDir dir = as_benchmark_dir(place, paths_of(path, listing.result_files), &context.systems);
+    dir.ignored_files = paths_of(path, listing.other_logs);
+    sort_natural(dir.ignored_files);
+    node.out.push_back(std::move(dir));
+    return;  // a benchmark directory is a leaf
+  }
+  // An inference scenario folder (or a bare loadgen run) is a leaf too: its model folder
+  // tells the system and submitter as a training benchmark folder does.
+  const bool performance = std::find(listing.children.begin(), listing.children.end(), "performance") !=
+                           listing.children.end();
+  const bool performance_logs =
+      !listing.loadgen_logs && performance &&
+      (regular_file_at(fd, "performance/run_1/mlperf_log_detail.txt") ||
+       regular_file_at(fd, "performance/run_1/mlperf_log_summary.txt"));
+  std::optional<LoadgenRun> run;
+  if (parent != nullptr && performance_logs) {
+    // The usual scenario folder of a submission, found by walking: its run's paths are made
+    // here without normalizing any (find_loadgen_run does that for what a user gave).
+    run.emplace();
+    run->run_dir = path / "performance" / "run_1";
+    run->scenario_dir = path;
+    run->scenario = std::string(path_name(place.absolute));
+  } else {
+    run = find_loadgen_run(path, listing.loadgen_logs, performance_logs);
+  }
+  if (run) {
+    BenchmarkDir dir;
+    if (run->bare || parent == nullptr) {
+      dir = as_benchmark_dir(run->bare ? run->scenario_dir : run->scenario_dir / "..", {});
+    } else {
+      describe(dir, path_parent(place.absolute), &context.systems);  // by its model folder
+      dir.path_ruleset = parent->place.ruleset;
+    }
+    dir.loadgen = std::move(*run);
+    // A leaf: its place is not needed after this, and is moved from.
+    dir.path = std::move(node.place.path);
+    dir.absolute_path = std::move(node.place.absolute);
+    node.out.push_back(std::move(dir));
+    return;
+  }
+  if (auto dir = other_logs_dir(place, listing, context.glob, &context.systems)) {
+    node.out.push_back(std::move(*dir));
+    return;
+  }
+  std::sort(listing.children.begin(), listing.children.end());
+  node.below.reserve(listing.children.size());
+  for (const auto& child : listing.children) {
+    if (!is_compliance_folder(child)) node.below.push_back(place.child(child));
+  }
+}
+
+// The walk of `root` on the machine's cores, a level at a time: every folder of a level is
+// listed in parallel (a tree's folders are spread evenly over the levels, whatever its
+// shape), then the next level is the folders they hold. The results are joined in
+// depth-first order, as one walk would give them.
+void walk_parallel(const fs::path& root, std::vector<BenchmarkDir>& out, std::vector<DiscoveryError>& errors,
+                   const std::string& glob) {
+  WalkContext context;
+  context.glob = glob;
+  // Twice the cores: listing a folder whose blocks are not cached waits for the disk (seen
+  // here on a round listed seconds apart), and another thread lists meanwhile. Inference
+  // round: 81.0 -> 77.8 ms median with 4 threads on 2 cores (8 gave the same as 4).
+  const unsigned threads = std::max(4u, 2 * default_threads());
+  std::vector<WalkNode> nodes(1);
+  nodes[0].place = Place::of(root);
+  std::vector<std::size_t> level{0};
+  while (!level.empty()) {
+    parallel_for(level.size(), threads, [&](std::size_t i) {
+      WalkNode& node = nodes[level[i]];
+      visit(node, level[i] == 0 ? nullptr : &nodes[node.parent], context);
+    });
+    std::vector<std::size_t> next;
+    for (std::size_t index : level) {
+      std::vector<Place> below = std::move(nodes[index].below);
+      const int depth = nodes[index].depth + 1;
+      for (auto& place : below) {
+        nodes[index].children.push_back(nodes.size());
+        next.push_back(nodes.size());
+        WalkNode child;
+        child.place = std::move(place);
+        child.parent = index;
+        child.depth = depth;
+        nodes.push_back(std::move(child));
+      }
+    }
+    level = std::move(next);
+  }
+  // Depth first: a folder's own finds, then its children's in order.
+  std::size_t found = out.size();
+  for (const auto& node : nodes) found += node.out.size();
+  out.reserve(found);
+  std::vector<std::size_t> stack{0};
+  while (!stack.empty()) {
+    WalkNode& node = nodes[stack.back()];
+    stack.pop_back();
+    for (auto& d : node.out) out.push_back(std::move(d));
+    for (auto& e : node.errors) errors.push_back(std::move(e));
+    for (auto c = node.children.rbegin(); c != node.children.rend(); ++c) stack.push_back(*c);
+  }
+}
+
+}  // namespace
+
+BenchmarkDir single_log_dir(const fs::path& file) {
+  fs::path folder = file.parent_path();
+  BenchmarkDir dir = as_benchmark_dir(folder.empty() ? fs::path(".") : folder, {file});
+  dir.single_log = true;
+  return dir;
+}
+
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t ie = i, je = j;
+      while (ie < a.size() && digit(a[ie])) ++ie;
+      while (je < b.size() && digit(b[je])) ++je;
+      std::string_view x(a.data() + i, ie - i), y(b.data() + j, je - j);
+      while (x.size() > 1 && x.front() == '0') x.remove_prefix(1);
+      while (y.size() > 1 && y.front() == '0') y.remove_prefix(1);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      i = ie, j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i, ++j;
+    }
+  }
+  if ((a.size() - i) != (b.size() - j)) return (a.size() - i) < (b.size() - j);
+  return a < b;
+}
+
+std::vector<BenchmarkDir> find_benchmark_dirs(const fs::path& root, std::vector<DiscoveryError>& errors,
+                                              const std::string& glob) {
+  std::vector<BenchmarkDir> out;
+  std::error_code ec;
+  auto status = fs::status(root, ec);
+  if (ec || !fs::exists(status)) {
+    bool missing = !ec || ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory;
+    errors.push_back({root.string(), missing ? "no such file or directory" : "cannot access: " + ec.message()});
+    return out;
+  }
+  if (!fs::is_directory(status)) {
+    errors.push_back({root.string(), "not a directory (give a benchmark directory or a folder above one)"});
+    return out;
+  }
+  walk_parallel(root, out, errors, glob);
+  return out;
+}
+
+bool is_compliance_folder(const std::string& name) {
+  return name == "compliance" || (name.size() == 6 && name.rfind("TEST", 0) == 0);
+}
+
+std::optional<LoadgenRun> find_loadgen_run(const fs::path& path, bool has_logs, bool performance_logs) {
+  // Every folder of a tree passes here: the usual case (a scenario folder found by walking)
+  // builds no normalized path; the division is read when scored.
+  if (!has_logs && !performance_logs) return std::nullopt;
+  const fs::path performance = path / "performance";
+  fs::path name = path.has_filename() ? path : path.parent_path();
+  LoadgenRun run;
+  if (!has_logs && name.filename() != "." && name.filename() != "..") {
+    run.run_dir = performance / "run_1";
+    run.scenario_dir = name;
+    run.scenario = name.filename().string();
+    return run;
+  }
+  fs::path norm = fs::absolute(path).lexically_normal();
+  if (!norm.has_filename()) norm = norm.parent_path();
+  run.run_dir = has_logs ? path : performance / "run_1";
+  run.scenario_dir = norm;
+  run.scenario = norm.filename().string();
+  run.bare = has_logs;
+  if (has_logs && norm.parent_path().filename() == "performance") {
+    // performance/run_N inside a scenario folder still names its scenario.
+    run.scenario_dir = norm.parent_path().parent_path();
+    run.scenario = run.scenario_dir.filename().string();
+    run.bare = false;
+  } else if (has_logs) {
+    run.scenario.clear();  // a bare folder: the scenario comes from the log
+  }
+  return run;
+}
+
+}  // namespace mlperf

@@ -1,0 +1,871 @@
+#include "mlperf/mllog/mllog.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace mlperf {
+
+bool is_valid_utf8(std::string_view text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  std::size_t n = text.size();
+  std::size_t i = 0;
+  while (i < n) {
+    unsigned char c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t len;
+    std::uint32_t cp;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + len > n) return false;
+    for (std::size_t k = 1; k < len; ++k) {
+      if ((s[i + k] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    // Reject overlong forms, surrogates and code points beyond U+10FFFF.
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+std::string latin1_to_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c < 0x80) {
+      out.push_back(ch);
+    } else {
+      out.push_back(static_cast<char>(0xC0 | (c >> 6)));
+      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+bool has_high_bytes(std::string_view text) {
+  for (char c : text) {
+    if (static_cast<unsigned char>(c) >= 0x80) return true;
+  }
+  return false;
+}
+
+// Fills `event` from a parsed JSON object; false (with `error`) when required fields lack.
+bool to_event(nlohmann::json& doc, Event& event, std::string& error) {
+  if (!doc.is_object()) {
+    error = "MLLOG payload is not a JSON object";
+    return false;
+  }
+  auto time = doc.find("time_ms");
+  if (time == doc.end()) {
+    error = "MLLOG event has no time_ms";
+    return false;
+  }
+  if (!time->is_number()) {
+    error = fmt::format("MLLOG time_ms is not a number ({})", time->type_name());
+    return false;
+  }
+  auto key = doc.find("key");
+  if (key == doc.end()) {
+    error = "MLLOG event has no key";
+    return false;
+  }
+  if (!key->is_string()) {
+    error = fmt::format("MLLOG key is not a string ({})", key->type_name());
+    return false;
+  }
+  event.time_ms = time->get<double>();
+  event.key = key->get<std::string>();
+  auto type = doc.find("event_type");
+  event.event_type = (type != doc.end() && type->is_string()) ? type->get<std::string>() : "";
+  auto ns = doc.find("namespace");
+  event.name_space = (ns != doc.end() && ns->is_string()) ? ns->get<std::string>() : "";
+  auto value = doc.find("value");
+  event.value = value != doc.end() ? std::move(*value) : nlohmann::json();
+  auto metadata = doc.find("metadata");
+  if (metadata != doc.end() && metadata->is_object()) {
+    event.metadata = std::move(*metadata);
+  } else {
+    event.metadata = nlohmann::json::object();
+  }
+  return true;
+}
+
+// Offset in `json` of the bracket that opens nesting level kMaxMllogNesting + 1, or npos.
+// Brackets inside strings do not count. One pass, no recursion, before anything is parsed.
+std::size_t too_deep_at(std::string_view json) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxMllogNesting) return i;
+    } else if (c == '}' || c == ']') {
+      --depth;  // unbalanced JSON is the parser's to report
+    }
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+LineKind parse_mllog_line(std::string_view line, Event& event, std::string& error) {
+  std::size_t at = line.rfind(kMllogToken);
+  if (at == std::string_view::npos) return LineKind::kNotMllog;
+  std::string_view payload = line.substr(at + kMllogToken.size());
+  if (std::size_t deep = too_deep_at(payload); deep != std::string_view::npos) {
+    error = fmt::format("MLLOG JSON nested deeper than {} levels at column {}", kMaxMllogNesting,
+                        at + kMllogToken.size() + deep + 1);
+    return LineKind::kError;
+  }
+  std::string recoded;
+  if (has_high_bytes(payload) && !is_valid_utf8(payload)) {
+    recoded = latin1_to_utf8(payload);  // the reference reads files as Latin-1
+    payload = recoded;
+  }
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(payload.begin(), payload.end());
+  } catch (const nlohmann::json::exception& e) {
+    // nlohmann's message: "[json.exception.parse_error.101] parse error at line 1, column 7: ..."
+    std::string_view what = e.what();
+    std::size_t col = what.find("column ");
+    std::size_t colon = col == std::string_view::npos ? col : what.find(": ", col);
+    std::string reason(colon == std::string_view::npos ? what : what.substr(colon + 2));
+    std::string column = col == std::string_view::npos
+                             ? std::string()
+                             : std::string(what.substr(col + 7, colon - col - 7));
+    error = column.empty() ? fmt::format("invalid MLLOG JSON: {}", reason)
+                           : fmt::format("invalid MLLOG JSON at column {}: {}",
+                                         std::stoul(column) + at + kMllogToken.size(), reason);
+    return LineKind::kError;
+  }
+  return to_event(doc, event, error) ? LineKind::kEvent : LineKind::kError;
+}
+
+namespace {
+
+// --- The fast path: a validating JSON scanner that builds nothing. ---
+//
+// It accepts a subset of what nlohmann::json::parse accepts (RFC 8259), and where it accepts
+// it reads the same thing: strings hold only printable ASCII and the escapes \" \\ \/ \b \f
+// \n \r \t (a \u escape or a non-ASCII byte: unsure, so no UTF-8 or Latin-1 question
+// arises); member names hold no escapes (so looking a name up by its bytes is exact);
+// numbers follow the JSON grammar with at most 200 integer digits and a 1- or 2-digit
+// exponent (so nlohmann never reports a number overflow); nesting stops at 63 levels. A
+// string holding ":::MLLOG " is unsure too: the reference reads from the last token.
+
+constexpr int kMaxDepth = 63;
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The first byte at or after p that is not an ASCII digit (or end).
+inline const char* skip_digits(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i zero = _mm_set1_epi8('0');
+  const __m128i nine = _mm_set1_epi8('9');
+  while (end - p >= 16) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // Signed compares: bytes >= 0x80 are negative, below '0'.
+    const __m128i other = _mm_or_si128(_mm_cmplt_epi8(bytes, zero), _mm_cmpgt_epi8(bytes, nine));
+    unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(other));
+    if (mask != 0) return p + __builtin_ctz(mask);
+    p += 16;
+  }
+#endif
+  while (p < end && is_digit(*p)) ++p;
+  return p;
+}
+
+// The value of 8 ASCII digits (SWAR: pairs, then quadruples, then the whole).
+inline std::uint64_t eight_digits(const char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  v -= 0x3030303030303030ull;
+  v = (v * 10) + (v >> 8);
+  v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+       (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+  return v;
+}
+
+// Where the numbers of a payload are, in order (for MllogScanner's shapes).
+using NumberSpans = std::vector<std::pair<const char*, const char*>>;
+
+class Scanner {
+ public:
+  Scanner(const char* p, const char* end, NumberSpans* numbers = nullptr) : p_(p), end_(end), numbers_(numbers) {}
+
+  const char* pos() const { return p_; }
+  bool at_end() const { return p_ == end_; }
+  char peek() const { return p_ < end_ ? *p_ : '\0'; }
+  void advance() { ++p_; }
+
+  void skip_whitespace() {
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\r' || *p_ == '\n')) ++p_;
+  }
+
+  // A string, its opening quote at p_; `escaped` tells whether it held an escape.
+  bool string(bool& escaped) {
+    ++p_;
+    escaped = false;
+    for (;;) {
+      seek_string_special();
+      if (p_ >= end_) return false;
+      char c = *p_;
+      if (c == '"') {
+        ++p_;
+        return true;
+      }
+      if (c == ':') {
+        if (static_cast<std::size_t>(end_ - p_) >= kMllogToken.size() &&
+            std::memcmp(p_, kMllogToken.data(), kMllogToken.size()) == 0) {
+          return false;
+        }
+        ++p_;
+        continue;
+      }
+      if (c == '\\' && end_ - p_ >= 2 && p_[1] != '\0' && std::strchr("\"\\/bfnrt", p_[1]) != nullptr) {
+        escaped = true;
+        p_ += 2;
+        continue;
+      }
+      return false;  // a \u or bad escape, a control byte, a non-ASCII byte
+    }
+  }
+
+  // A member name and its colon: `"name" :`, then the whitespace before the value.
+  bool member_name(std::string_view& name) {
+    if (peek() != '"') return false;
+    const char* start = p_ + 1;
+    bool escaped;
+    if (!string(escaped) || escaped) return false;
+    name = std::string_view(start, p_ - 1 - start);
+    skip_whitespace();
+    if (peek() != ':') return false;
+    ++p_;
+    skip_whitespace();
+    return true;
+  }
+
+  // A number; `integer` tells whether it is digits only (with an optional minus sign).
+  bool number(bool& integer) {
+    integer = false;
+    const char* start = p_;
+    if (peek() == '-') ++p_;
+    const char* int_start = p_;
+    if (peek() == '0') {
+      ++p_;
+    } else if (is_digit(peek())) {
+      p_ = skip_digits(p_ + 1, end_);
+    } else {
+      return false;
+    }
+    if (p_ - int_start > 200) return false;
+    integer = peek() != '.' && peek() != 'e' && peek() != 'E';
+    if (peek() == '.') {
+      ++p_;
+      if (!is_digit(peek())) return false;
+      p_ = skip_digits(p_ + 1, end_);
+    }
+    if (peek() == 'e' || peek() == 'E') {
+      ++p_;
+      if (peek() == '+' || peek() == '-') ++p_;
+      const char* exp_start = p_;
+      while (is_digit(peek())) ++p_;
+      if (p_ == exp_start || p_ - exp_start > 2) return false;
+    }
+    if (numbers_ != nullptr) numbers_->emplace_back(start, p_);
+    return true;
+  }
+
+  bool literal(std::string_view word) {
+    if (static_cast<std::size_t>(end_ - p_) < word.size() || std::memcmp(p_, word.data(), word.size()) != 0) {
+      return false;
+    }
+    p_ += word.size();
+    return true;
+  }
+
+  // Any value, p_ at its first byte; nested containers without recursion.
+  bool value() {
+    std::uint64_t objects = 0;  // bit d set: the container at depth d+1 is an object
+    int depth = 0;
+    for (;;) {
+      switch (peek()) {
+        case '{':
+        case '[': {
+          bool object = *p_ == '{';
+          ++p_;
+          if (depth == kMaxDepth) return false;
+          objects = (objects << 1) | (object ? 1u : 0u);
+          ++depth;
+          skip_whitespace();
+          if (peek() == (object ? '}' : ']')) {
+            ++p_;
+            objects >>= 1;
+            --depth;
+            break;  // an empty container: a complete value
+          }
+          if (object) {
+            std::string_view name;
+            if (!member_name(name)) return false;
+          }
+          continue;  // its first value
+        }
+        case '"': {
+          bool escaped;
+          if (!string(escaped)) return false;
+          break;
+        }
+        case 't':
+          if (!literal("true")) return false;
+          break;
+        case 'f':
+          if (!literal("false")) return false;
+          break;
+        case 'n':
+          if (!literal("null")) return false;
+          break;
+        default: {
+          bool integer;
+          if (!number(integer)) return false;
+          break;
+        }
+      }
+      // After a complete value: close containers or go on to the next element.
+      for (;;) {
+        if (depth == 0) return true;
+        skip_whitespace();
+        bool object = (objects & 1u) != 0;
+        char c = peek();
+        if (c == ',') {
+          ++p_;
+          skip_whitespace();
+          if (object) {
+            std::string_view name;
+            if (!member_name(name)) return false;
+          }
+          break;
+        }
+        if (c != (object ? '}' : ']')) return false;
+        ++p_;
+        objects >>= 1;
+        --depth;
+      }
+    }
+  }
+
+ private:
+  // Moves p_ to the next byte that ends plain string contents: '"', '\\', ':', a control
+  // byte or a non-ASCII byte (or to end_).
+  void seek_string_special() {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i colon = _mm_set1_epi8(':');
+    const __m128i space = _mm_set1_epi8(0x20);
+    while (end_ - p_ >= 16) {
+      const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p_));
+      // Signed compare: bytes >= 0x80 are negative, so below 0x20 too.
+      const __m128i special = _mm_or_si128(
+          _mm_or_si128(_mm_cmpeq_epi8(bytes, quote), _mm_cmpeq_epi8(bytes, backslash)),
+          _mm_or_si128(_mm_cmpeq_epi8(bytes, colon), _mm_cmplt_epi8(bytes, space)));
+      unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+      if (mask != 0) {
+        p_ += __builtin_ctz(mask);
+        return;
+      }
+      p_ += 16;
+    }
+#endif
+    while (p_ < end_) {
+      auto c = static_cast<unsigned char>(*p_);
+      if (c == '"' || c == '\\' || c == ':' || c < 0x20 || c >= 0x80) return;
+      ++p_;
+    }
+  }
+
+  const char* p_;
+  const char* end_;
+  NumberSpans* numbers_;
+};
+
+bool starts_number(std::string_view raw) { return !raw.empty() && (raw[0] == '-' || is_digit(raw[0])); }
+
+// The contents of a JSON string without escapes; false when `raw` is not such a string.
+bool plain_string(std::string_view raw, std::string_view& out) {
+  if (raw.size() < 2 || raw.front() != '"' || raw.find('\\') != std::string_view::npos) return false;
+  out = raw.substr(1, raw.size() - 2);
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
+// The top-level members of an MLLOG payload that EventView holds (the last of a repeated
+// name, as in nlohmann::json), as found by scan_payload.
+struct Fields {
+  std::string_view time, key, type, name_space, value, metadata;
+  bool time_integer = false, key_escaped = false, type_escaped = false, name_space_escaped = false;
+};
+
+// Validates the payload [begin, end) (the bytes after the token) as one JSON object and
+// finds its members; false when unsure. Records the numbers in `numbers` when given.
+bool scan_payload(const char* begin, const char* end, Fields& f, NumberSpans* numbers) {
+  Scanner s(begin, end, numbers);
+  s.skip_whitespace();
+  if (s.peek() != '{') return false;
+  s.advance();
+  s.skip_whitespace();
+  if (s.peek() == '}') return false;  // no time_ms, no key
+  for (;;) {
+    std::string_view name;
+    if (!s.member_name(name)) return false;
+    const char* start = s.pos();
+    bool escaped = false, integer = false;
+    char c = s.peek();
+    bool ok = c == '"' ? s.string(escaped) : (c == '-' || is_digit(c)) ? s.number(integer) : s.value();
+    if (!ok) return false;
+    std::string_view raw(start, s.pos() - start);
+    switch (name.size()) {
+      case 3:
+        if (name == "key") f.key = raw, f.key_escaped = escaped;
+        break;
+      case 5:
+        if (name == "value") f.value = raw;
+        break;
+      case 7:
+        if (name == "time_ms") f.time = raw, f.time_integer = integer;
+        break;
+      case 8:
+        if (name == "metadata") f.metadata = raw;
+        break;
+      case 9:
+        if (name == "namespace") f.name_space = raw, f.name_space_escaped = escaped;
+        break;
+      case 10:
+        if (name == "event_type") f.type = raw, f.type_escaped = escaped;
+        break;
+      default:
+        break;
+    }
+    s.skip_whitespace();
+    c = s.peek();
+    if (c == '}') break;
+    if (c != ',') return false;
+    s.advance();
+    s.skip_whitespace();
+  }
+  s.advance();
+  s.skip_whitespace();
+  return s.at_end();
+}
+
+// time_ms as Event::time_ms holds it.
+double time_value(std::string_view time, bool integer) {
+  if (integer && time.size() <= 18 && time[0] != '-') {
+    // Digits only, below 10^18: exact in a uint64, converted as nlohmann converts it.
+    std::uint64_t ms = 0;
+    std::size_t i = 0;
+    for (; i + 8 <= time.size(); i += 8) ms = ms * 100000000 + eight_digits(time.data() + i);
+    for (; i < time.size(); ++i) ms = ms * 10 + static_cast<std::uint64_t>(time[i] - '0');
+    return static_cast<double>(ms);
+  }
+  return *json_number(time);
+}
+
+bool is_string(std::string_view raw) { return !raw.empty() && raw[0] == '"'; }
+
+// The checks of to_event on the members found (time_ms a number, key a string; here also
+// no escapes in key, event_type and namespace), then the view. False when unsure.
+bool fields_to_view(const Fields& f, EventView& view) {
+  if (!starts_number(f.time) || !is_string(f.key) || f.key_escaped) return false;
+  if ((is_string(f.type) && f.type_escaped) || (is_string(f.name_space) && f.name_space_escaped)) return false;
+  view.key = f.key.substr(1, f.key.size() - 2);
+  view.time_ms = time_value(f.time, f.time_integer);
+  view.event_type = is_string(f.type) ? f.type.substr(1, f.type.size() - 2) : std::string_view();
+  view.name_space = is_string(f.name_space) ? f.name_space.substr(1, f.name_space.size() - 2) : std::string_view();
+  view.value = f.value;
+  view.metadata = !f.metadata.empty() && f.metadata[0] == '{' ? f.metadata : std::string_view();
+  return true;
+}
+
+// n bytes at a and b are equal (SSE2 where available: no call for short runs).
+inline bool same_bytes(const char* a, const char* b, std::size_t n) {
+#if defined(__SSE2__)
+  if (n >= 16) {
+    for (std::size_t i = 0; i + 16 <= n; i += 16) {
+      __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i));
+      __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
+      if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) != 0xFFFF) return false;
+    }
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + n - 16));
+    __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + n - 16));
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) == 0xFFFF;
+  }
+#endif
+  if (n >= 8) {
+    std::uint64_t x0, y0, x1, y1;
+    std::memcpy(&x0, a, 8), std::memcpy(&y0, b, 8);
+    std::memcpy(&x1, a + n - 8, 8), std::memcpy(&y1, b + n - 8, 8);
+    return x0 == y0 && x1 == y1;
+  }
+  if (n >= 4) {
+    std::uint32_t x0, y0, x1, y1;
+    std::memcpy(&x0, a, 4), std::memcpy(&y0, b, 4);
+    std::memcpy(&x1, a + n - 4, 4), std::memcpy(&y1, b + n - 4, 4);
+    return x0 == y0 && x1 == y1;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ScanKind scan_mllog_line(std::string_view line, EventView& view, std::size_t token_at) {
+  if (token_at == std::string_view::npos) {
+    token_at = line.find(kMllogToken);
+    if (token_at == std::string_view::npos) return ScanKind::kNotMllog;
+  }
+  Fields f;
+  if (!scan_payload(line.data() + token_at + kMllogToken.size(), line.data() + line.size(), f, nullptr)) {
+    return ScanKind::kUnsure;
+  }
+  return fields_to_view(f, view) ? ScanKind::kEvent : ScanKind::kUnsure;
+}
+
+// --- MllogScanner: scan_mllog_line with a memory of line shapes. ---
+//
+// Why a shape match is exact: the shape comes from a payload P that scan_payload accepted,
+// P = L0 N1 L1 … Nk Lk with N1…Nk its number tokens. A payload P' = L0 M1 L1 … Mk Lk whose
+// M1…Mk are numbers of the same grammar (maximal munch: each Li starts with the byte that
+// followed Ni in P, a delimiter, never a number byte) is the same JSON text but for those
+// numbers, so nlohmann reads the same document with the numbers replaced, and accepts it
+// (the numbers pass the same overflow rule). Number bytes cannot form ":::MLLOG ", so P' holds
+// no second token either. The members EventView reads sit at the same places between the
+// numbers, and key, event_type and namespace are literal bytes.
+
+namespace {
+
+// A payload with its numbers taken out, and where the members EventView reads are.
+struct Shape {
+  // A place in a payload: `offset` bytes into the literal, after `numbers_before` numbers.
+  struct Mark {
+    std::uint32_t offset = 0;
+    std::uint32_t numbers_before = 0;
+  };
+  using Span = Mark[2];  // begin, end
+
+  std::string literal;              // the payload without its numbers
+  std::vector<std::uint32_t> cuts;  // where in `literal` each number was
+  std::uint32_t time_number = 0;    // which number is time_ms
+  Span time, key, type, name_space, value, metadata;
+  bool type_is_string = false, name_space_is_string = false, has_value = false, metadata_is_object = false;
+  std::string key_text;      // the key between its quotes, to pass over shapes of other keys
+  std::uint8_t next = 0xFF;  // the shape of the line that followed last time (0xFF: none)
+};
+
+}  // namespace
+
+struct MllogScanner::State {
+  static constexpr std::size_t kMaxShapes = 16;
+  // After this many lines of no known shape, shapes are only kept up while they match at
+  // least one line in five (a log of all different lines costs little more than the scan).
+  static constexpr std::uint64_t kTrialMisses = 256;
+  // Lines read without shapes before a new trial.
+  static constexpr std::uint64_t kRetryAfter = 4096;
+
+  std::vector<Shape> shapes;              // at most kMaxShapes, in no order
+  std::vector<std::uint8_t> order;        // indices into shapes, the last matched first
+  std::uint8_t last = 0xFF;               // the shape of the previous line (0xFF: none)
+  std::vector<const char*> number_ends;   // where each number of the line being matched ends
+  NumberSpans numbers;                    // the numbers of the line being scanned
+  std::uint64_t hits = 0;
+  std::uint64_t misses = 0;
+  std::uint64_t skipped = 0;
+  std::uint64_t total_matches = 0;  // never reset
+
+  Shape::Mark mark(const char* payload, const char* at) const {
+    Shape::Mark m;
+    std::size_t removed = 0;
+    for (const auto& [begin, end] : numbers) {
+      if (end > at) break;
+      removed += static_cast<std::size_t>(end - begin);
+      ++m.numbers_before;
+    }
+    m.offset = static_cast<std::uint32_t>(static_cast<std::size_t>(at - payload) - removed);
+    return m;
+  }
+
+  const char* place(const Shape& shape, const Shape::Mark& m, const char* payload) const {
+    if (m.numbers_before == 0) return payload + m.offset;
+    return number_ends[m.numbers_before - 1] + (m.offset - shape.cuts[m.numbers_before - 1]);
+  }
+
+  bool match(const Shape& shape, const char* begin, const char* end, EventView& view);
+
+  // Bookkeeping after shape `index` matched (or was made for) a line.
+  void matched(std::uint8_t index) {
+    ++hits;
+    ++total_matches;
+    follow(index);
+    auto at = std::find(order.begin(), order.end(), index);
+    std::rotate(order.begin(), at, at + 1);  // to the front
+  }
+  void follow(std::uint8_t index) {
+    if (last != 0xFF) shapes[last].next = index;
+    last = index;
+  }
+  void remember(const Fields& f, const char* begin, const char* end);
+};
+
+namespace {
+
+// The text between the quotes of the first `"key": "` member in the payload's first 256
+// bytes ("" when there is none): where mlperf_logging writes the key. A guess to pass over
+// shapes quickly, never a result: a nested "key" member or an escaped quote only cost speed.
+std::string_view logged_key(const char* begin, const char* end) {
+  constexpr std::string_view kKeyMember = "\"key\": \"";
+  const std::string_view head(begin, std::min<std::size_t>(static_cast<std::size_t>(end - begin), 256));
+  const std::size_t at = head.find(kKeyMember);
+  if (at == std::string_view::npos) return {};
+  const std::string_view rest(begin + at + kKeyMember.size(), static_cast<std::size_t>(end - begin) - at - kKeyMember.size());
+  const std::size_t close = rest.find('"');
+  return close == std::string_view::npos ? std::string_view() : rest.substr(0, close);
+}
+
+}  // namespace
+
+bool MllogScanner::State::match(const Shape& shape, const char* begin, const char* end, EventView& view) {
+  const char* q = begin;
+  const char* literal = shape.literal.data();
+  std::uint32_t done = 0;  // bytes of the literal matched
+  bool time_integer = false;
+  const std::size_t count = shape.cuts.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    std::size_t n = shape.cuts[i] - done;
+    if (static_cast<std::size_t>(end - q) <= n || !same_bytes(q, literal + done, n)) return false;
+    q += n;
+    done = shape.cuts[i];
+    Scanner number(q, end);
+    bool integer;
+    if (!number.number(integer)) return false;
+    if (i == shape.time_number) time_integer = integer;
+    q = number.pos();
+    number_ends[i] = q;
+  }
+  std::size_t n = shape.literal.size() - done;
+  if (static_cast<std::size_t>(end - q) != n || !same_bytes(q, literal + done, n)) return false;
+  // The members, where the shape has them.
+  auto span = [&](const Shape::Span& marks) {
+    const char* b = place(shape, marks[0], begin);
+    return std::string_view(b, place(shape, marks[1], begin) - b);
+  };
+  std::string_view time = span(shape.time);
+  view.time_ms = time_value(time, time_integer);
+  std::string_view key = span(shape.key);
+  view.key = key.substr(1, key.size() - 2);
+  if (shape.type_is_string) {
+    std::string_view type = span(shape.type);
+    view.event_type = type.substr(1, type.size() - 2);
+  } else {
+    view.event_type = {};
+  }
+  if (shape.name_space_is_string) {
+    std::string_view ns = span(shape.name_space);
+    view.name_space = ns.substr(1, ns.size() - 2);
+  } else {
+    view.name_space = {};
+  }
+  view.value = shape.has_value ? span(shape.value) : std::string_view();
+  view.metadata = shape.metadata_is_object ? span(shape.metadata) : std::string_view();
+  return true;
+}
+
+MllogScanner::MllogScanner() : state_(std::make_unique<State>()) {}
+MllogScanner::~MllogScanner() = default;
+MllogScanner::MllogScanner(MllogScanner&&) noexcept = default;
+MllogScanner& MllogScanner::operator=(MllogScanner&&) noexcept = default;
+
+std::uint64_t MllogScanner::shape_matches() const { return state_->total_matches; }
+
+ScanKind MllogScanner::scan(std::string_view line, EventView& view, std::size_t token_at) {
+  State& st = *state_;
+  if (token_at == std::string_view::npos) {
+    token_at = line.find(kMllogToken);
+    if (token_at == std::string_view::npos) return ScanKind::kNotMllog;
+  }
+  const char* begin = line.data() + token_at + kMllogToken.size();
+  const char* end = line.data() + line.size();
+  const bool use_shapes = st.misses < State::kTrialMisses || st.misses <= 4 * st.hits;
+  if (!use_shapes && ++st.skipped >= State::kRetryAfter) {
+    st.misses = st.hits = st.skipped = 0;  // the log may have changed: a new trial
+  }
+  if (use_shapes) {
+    // Logs repeat in cycles (tracked_stats, eval_start, eval_accuracy, eval_stop, ...): the
+    // shape that followed the previous line's shape last time is tried first, then the
+    // others, most recently matched first.
+    const std::uint8_t guess = st.last != 0xFF ? st.shapes[st.last].next : 0xFF;
+    if (guess != 0xFF && st.match(st.shapes[guess], begin, end, view)) {
+      st.matched(guess);
+      return ScanKind::kEvent;
+    }
+    // A line of a new shape would be tried against every shape: only those of its key are
+    // (when the key is where mlperf_logging writes it; matching still decides).
+    const std::string_view key = logged_key(begin, end);
+    for (std::uint8_t index : st.order) {
+      if (index == guess || (!key.empty() && st.shapes[index].key_text != key)) continue;
+      if (st.match(st.shapes[index], begin, end, view)) {
+        st.matched(index);
+        return ScanKind::kEvent;
+      }
+    }
+    ++st.misses;
+  }
+  Fields f;
+  st.numbers.clear();
+  if (!scan_payload(begin, end, f, use_shapes ? &st.numbers : nullptr) || !fields_to_view(f, view)) {
+    return ScanKind::kUnsure;
+  }
+  if (use_shapes) st.remember(f, begin, end);
+  return ScanKind::kEvent;
+}
+
+void MllogScanner::State::remember(const Fields& f, const char* begin, const char* end) {
+  // The newest shape goes first, replacing the least recently matched when full.
+  if (shapes.size() < kMaxShapes) {
+    order.push_back(static_cast<std::uint8_t>(shapes.size()));
+    shapes.emplace_back();
+  }
+  std::rotate(order.begin(), order.end() - 1, order.end());
+  const std::uint8_t index = order.front();
+  for (Shape& other : shapes) {
+    if (other.next == index) other.next = 0xFF;  // it no longer is what followed them
+  }
+  if (last == index) last = 0xFF;
+  Shape& shape = shapes[index];
+  shape.next = 0xFF;
+  shape.literal.clear();
+  shape.cuts.clear();
+  const char* at = begin;
+  shape.time_number = static_cast<std::uint32_t>(-1);
+  for (std::size_t i = 0; i < numbers.size(); ++i) {
+    shape.literal.append(at, numbers[i].first);
+    shape.cuts.push_back(static_cast<std::uint32_t>(shape.literal.size()));
+    at = numbers[i].second;
+    if (numbers[i].first == f.time.data()) shape.time_number = static_cast<std::uint32_t>(i);
+  }
+  shape.literal.append(at, end);
+  if (number_ends.size() < numbers.size()) number_ends.resize(numbers.size());
+  auto marks = [&](std::string_view raw, Shape::Span& out) {
+    out[0] = mark(begin, raw.data());
+    out[1] = mark(begin, raw.data() + raw.size());
+  };
+  marks(f.time, shape.time);
+  marks(f.key, shape.key);
+  shape.key_text.assign(f.key.substr(1, f.key.size() - 2));
+  shape.type_is_string = is_string(f.type);
+  if (shape.type_is_string) marks(f.type, shape.type);
+  shape.name_space_is_string = is_string(f.name_space);
+  if (shape.name_space_is_string) marks(f.name_space, shape.name_space);
+  shape.has_value = !f.value.empty();
+  if (shape.has_value) marks(f.value, shape.value);
+  shape.metadata_is_object = !f.metadata.empty() && f.metadata[0] == '{';
+  if (shape.metadata_is_object) marks(f.metadata, shape.metadata);
+  follow(index);
+}
+
+std::string_view json_member(std::string_view object, std::string_view name) {
+  if (object.empty() || object[0] != '{') return {};
+  Scanner s(object.data() + 1, object.data() + object.size());
+  s.skip_whitespace();
+  std::string_view found;
+  if (s.peek() == '}') return found;
+  for (;;) {
+    std::string_view member;
+    if (!s.member_name(member)) return found;
+    const char* start = s.pos();
+    if (!s.value()) return found;
+    if (member == name) found = std::string_view(start, s.pos() - start);
+    s.skip_whitespace();
+    if (s.peek() != ',') return found;
+    s.advance();
+    s.skip_whitespace();
+  }
+}
+
+std::optional<double> json_number(std::string_view value) {
+  if (!starts_number(value)) return std::nullopt;
+  const char* first = value.data();
+  const char* last = first + value.size();
+  // nlohmann reads an integer as int64 (negative) or uint64 when it fits, else as a double.
+  bool integer = true;
+  for (char c : value) integer = integer && c != '.' && c != 'e' && c != 'E';
+  if (integer) {
+    if (value[0] == '-') {
+      long long v = 0;
+      auto [ptr, ec] = std::from_chars(first, last, v);
+      if (ec == std::errc() && ptr == last) return static_cast<double>(v);
+    } else {
+      unsigned long long v = 0;
+      auto [ptr, ec] = std::from_chars(first, last, v);
+      if (ec == std::errc() && ptr == last) return static_cast<double>(v);
+    }
+  }
+  double d = 0;
+  auto [ptr, ec] = std::from_chars(first, last, d);
+  if (ec == std::errc() && ptr == last) return d;
+  // Out of range (an underflow: overflows are never accepted) — strtod as nlohmann does.
+  std::string copy(value);
+  return std::strtod(copy.c_str(), nullptr);
+}
+
+std::optional<std::string> json_string(std::string_view value) {
+  std::string_view plain;
+  if (plain_string(value, plain)) return std::string(plain);
+  if (value.empty() || value[0] != '"') return std::nullopt;
+  try {
+    return nlohmann::json::parse(value.begin(), value.end()).get<std::string>();
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace mlperf

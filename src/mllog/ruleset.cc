@@ -1,0 +1,33 @@
+#include "mlperf/mllog/ruleset.h"
+
+#include <charconv>
+
+namespace mlperf {
+
+std::optional<Ruleset> Ruleset::parse(std::string_view text) {
+  Ruleset r;
+  std::size_t i = 0;
+  for (int part = 0; part < 3; ++part) {
+    if (i >= text.size()) {
+      if (part == 0) return std::nullopt;
+      break;  // missing trailing parts default to 0
+    }
+    int value = 0;
+    auto [end, ec] = std::from_chars(text.data() + i, text.data() + text.size(), value);
+    if (ec != std::errc() || end == text.data() + i || value < 0) return std::nullopt;
+    r.parts[part] = value;
+    i = static_cast<std::size_t>(end - text.data());
+    if (i < text.size()) {
+      if (text[i] != '.' || part == 2) return std::nullopt;
+      ++i;
+      if (i == text.size()) return std::nullopt;  // "5." is not a ruleset
+    }
+  }
+  return r;
+}
+
+std::string Ruleset::str() const {
+  return std::to_string(parts[0]) + "." + std::to_string(parts[1]) + "." + std::to_string(parts[2]);
+}
+
+}  // namespace mlperf

@@ -1,0 +1,107 @@
+#include "mlperf/report/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace mlperf {
+
+namespace {
+
+[[noreturn]] void fail(const std::filesystem::path& path, const char* what, int error) {
+  throw std::runtime_error(fmt::format("{}: cannot write: {}: {}", path.string(), what, std::strerror(error)));
+}
+
+// The mode a new file gets from open(…, 0666): 0666 minus the process umask. Read from
+// /proc (Linux ≥ 4.7) so no other thread ever sees a temporarily cleared umask.
+mode_t default_file_mode() {
+  mode_t mask = 022;
+  bool found = false;
+  if (std::FILE* status = std::fopen("/proc/self/status", "re")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, status)) {
+      unsigned value = 0;
+      if (std::sscanf(line, "Umask: %o", &value) == 1) {
+        mask = static_cast<mode_t>(value);
+        found = true;
+        break;
+      }
+    }
+    std::fclose(status);
+  }
+  if (!found) {
+    mask = ::umask(0);
+    ::umask(mask);
+  }
+  return 0666 & ~mask;
+}
+
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+}  // namespace
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  if (path.filename().empty()) fail(path, "not a file name", EISDIR);
+  std::filesystem::path folder = path.parent_path();
+  if (folder.empty()) folder = ".";
+  std::string temp_name = ".";  // built by appends: GCC 12 warns falsely (-Wrestrict) on "." + name
+  temp_name.append(path.filename().string()).append(".tmp-XXXXXX");
+  std::string temp = (folder / temp_name).string();
+
+  int fd = ::mkostemp(temp.data(), O_CLOEXEC);
+  if (fd < 0) fail(path, "cannot create a temporary file in its folder", errno);
+
+  // From here on every failure removes the temporary before throwing.
+  auto abandon = [&](const char* what) {
+    int error = errno;
+    if (fd >= 0) ::close(fd);
+    ::unlink(temp.c_str());
+    fail(path, what, error);
+  };
+
+  struct stat existing {};
+  mode_t mode = ::stat(path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode) ? (existing.st_mode & 07777)
+                                                                                   : default_file_mode();
+  if (::fchmod(fd, mode) != 0) abandon("cannot set the file mode");
+  if (!write_all(fd, contents)) abandon("write failed");
+  if (::fsync(fd) != 0) abandon("fsync failed");
+  int closed = ::close(fd);
+  fd = -1;
+  if (closed != 0) abandon("close failed");
+  // Never rename over anything but a regular file (a device, FIFO or symlink would be
+  // replaced for every other user of it: issue #11); callers resolve links beforehand.
+  struct stat now {};
+  if (::lstat(path.c_str(), &now) == 0 && !S_ISREG(now.st_mode)) {
+    errno = S_ISDIR(now.st_mode) ? EISDIR : EEXIST;
+    abandon(S_ISDIR(now.st_mode) ? "cannot rename the temporary file into place"
+                                 : "not a regular file; it is never replaced");
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) abandon("cannot rename the temporary file into place");
+
+  // Make the rename itself durable; a failure here does not undo a complete write.
+  int dir_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+}
+
+}  // namespace mlperf

@@ -1,0 +1,148 @@
+#include "mlperf/report/check_report.h"
+
+#include <ostream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace mlperf {
+
+namespace {
+
+std::string plural(std::size_t n, const char* word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+// The file as shown under its directory: relative to it when inside, "." for the directory.
+std::string shown_file(const std::string& file, const std::string& dir) {
+  if (file == dir) return ".";
+  if (file.size() > dir.size() && file.rfind(dir, 0) == 0 && file[dir.size()] == '/') return file.substr(dir.size() + 1);
+  return file;
+}
+
+std::string location(const std::string& file, std::uint64_t line) {
+  return line > 0 ? fmt::format("{}:{}", file, line) : file;
+}
+
+}  // namespace
+
+nlohmann::json check_to_json(const CheckReport& report) {
+  nlohmann::json checks = nlohmann::json::array();
+  for (const auto& c : report.checks) {
+    nlohmann::json findings = nlohmann::json::array();
+    for (const auto& f : c.findings) {
+      findings.push_back({{"check", f.check},
+                          {"severity", to_string(f.severity)},
+                          {"file", f.file},
+                          {"line", f.line > 0 ? nlohmann::json(f.line) : nlohmann::json()},
+                          {"message", f.message}});
+    }
+    checks.push_back({{"check", c.check}, {"description", c.description}, {"passed", c.passed()}, {"findings", findings}});
+  }
+  nlohmann::json logs = nlohmann::json::array();
+  for (const auto& l : report.logs) {
+    logs.push_back({{"file", l.file}, {"compliant", l.compliant}, {"errors", l.errors}, {"warnings", l.warnings}});
+  }
+  return {{"directory", report.directory},
+          {"submitter", report.submitter},
+          {"system", report.system},
+          {"benchmark", report.benchmark},
+          {"division", report.division},
+          {"ruleset", report.ruleset.str()},
+          {"ruleset_source", report.ruleset_source},
+          {"passed", report.passed()},
+          {"errors", report.count(Finding::kError)},
+          {"warnings", report.count(Finding::kWarning)},
+          {"checks", checks},
+          {"logs", logs}};
+}
+
+void write_check_json(std::ostream& out, const std::vector<CheckReport>& reports) {
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& r : reports) results.push_back(check_to_json(r));
+  // Invalid UTF-8 (a path, a logged value) is replaced rather than aborting the report.
+  out << nlohmann::json{{"results", results}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
+std::string check_summary(const std::vector<CheckReport>& reports) {
+  std::size_t passed = 0, errors = 0, warnings = 0;
+  for (const auto& r : reports) {
+    passed += r.passed() ? 1 : 0;
+    errors += r.count(Finding::kError);
+    warnings += r.count(Finding::kWarning);
+  }
+  return fmt::format("check: {} {}, {} passed, {} failed; {}, {}", reports.size(),
+                     reports.size() == 1 ? "directory" : "directories", passed, reports.size() - passed,
+                     plural(errors, "error"), plural(warnings, "warning"));
+}
+
+void write_check_table(std::ostream& out, const std::vector<CheckReport>& reports) {
+  bool first = true;
+  for (const auto& r : reports) {
+    if (!first) out << '\n';
+    first = false;
+    std::vector<std::string> title;
+    for (const auto* part : {&r.submitter, &r.system, &r.benchmark}) {
+      if (!part->empty()) title.push_back(*part);
+    }
+    std::size_t errors = r.count(Finding::kError), warnings = r.count(Finding::kWarning);
+    std::string verdict = r.passed() ? "PASSED" : fmt::format("FAILED ({})", plural(errors, "error"));
+    if (warnings > 0) verdict += fmt::format(" ({})", plural(warnings, "warning"));
+    out << fmt::format("{}: {}\n", fmt::join(title, " / "), verdict);
+    out << fmt::format("  directory  {}\n", r.directory);
+    out << fmt::format("  division {}   ruleset {} ({})\n\n", r.division, r.ruleset.str(), r.ruleset_source);
+    for (const auto& c : r.checks) {
+      std::size_t e = c.count(Finding::kError), w = c.count(Finding::kWarning);
+      std::string result = c.passed() ? "pass" : fmt::format("FAIL, {}", plural(e, "error"));
+      if (w > 0) result += fmt::format(", {}", plural(w, "warning"));
+      out << fmt::format("  {:<16} {}\n", c.check, result);
+      for (const auto& f : c.findings) {
+        out << fmt::format("    {:<8} {}: {}\n", to_string(f.severity), location(shown_file(f.file, r.directory), f.line),
+                           f.message);
+      }
+    }
+  }
+  if (!reports.empty()) out << '\n';
+  out << check_summary(reports) << '\n';
+}
+
+std::string github_escape_data(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '%': out += "%25"; break;
+      case '\r': out += "%0D"; break;
+      case '\n': out += "%0A"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string github_escape_property(std::string_view text) {
+  std::string out;
+  for (char c : github_escape_data(text)) {
+    switch (c) {
+      case ':': out += "%3A"; break;
+      case ',': out += "%2C"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+void write_github_annotations(std::ostream& out, const std::vector<CheckReport>& reports) {
+  for (const auto& r : reports) {
+    for (const auto& c : r.checks) {
+      for (const auto& f : c.findings) {
+        std::string properties = "file=" + github_escape_property(f.file);
+        if (f.line > 0) properties += fmt::format(",line={}", f.line);
+        properties += ",title=" + github_escape_property(f.check);
+        out << "::" << to_string(f.severity) << ' ' << properties << "::" << github_escape_data(f.message) << '\n';
+      }
+    }
+  }
+  out << check_summary(reports) << '\n';
+}
+
+}  // namespace mlperf

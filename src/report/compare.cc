@@ -1,0 +1,279 @@
+#include "mlperf/report/compare.h"
+#include "mlperf/inference/score.h"
+#include "mlperf/report/table_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <ostream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace mlperf {
+
+namespace {
+
+// The global batch size all runs that logged one agree on.
+std::optional<long long> common_batch_size(const std::vector<Run>& runs) {
+  std::optional<long long> found;
+  for (const auto& run : runs) {
+    if (!run.global_batch_size) continue;
+    if (found && *found != *run.global_batch_size) return std::nullopt;
+    found = run.global_batch_size;
+  }
+  return found;
+}
+
+const std::vector<std::string> kColumns = {
+    "benchmark",      "directory",      "submitter",    "system",         "platform",
+    "division",       "ruleset",        "score_minutes", "speedup",       "baseline_directory",
+    "counted_runs",   "min_minutes",    "median_minutes", "max_minutes",  "cv_minutes",
+    "converged_runs", "mean_samples_to_converge", "global_batch_size", "normalization_factor",
+    "rcp_passed",     "passed",         "kind",         "performance_result", "units"};
+
+// The cells of kColumns; `full` keeps full precision (csv), else figures are rounded.
+std::vector<std::string> cells(const ComparisonRow& r, bool full) {
+  auto num = [&](const std::optional<double>& v, const char* spec) {
+    if (!v || !std::isfinite(*v)) return std::string();
+    return full ? fmt::format("{}", *v) : fmt::format(fmt::runtime(spec), *v);
+  };
+  if (r.inference) {
+    // A loadgen result: its figure and speedup; the run, minutes and RCP cells stay empty.
+    return {r.benchmark, r.directory, r.submitter, r.system, r.platform, r.division, r.ruleset, "",
+            num(r.speedup, "{:.3f}"), r.baseline_directory, "", "", "", "", "", "", "", "", "", "",
+            r.passed ? "true" : "false", "inference", num(r.performance_result, "{:.6g}"), r.units};
+  }
+  return {r.benchmark,
+          r.directory,
+          r.submitter,
+          r.system,
+          r.platform,
+          r.division,
+          r.ruleset,
+          num(r.score_minutes, "{:.2f}"),
+          num(r.speedup, "{:.3f}"),
+          r.baseline_directory,
+          std::to_string(r.minutes.counted_runs),
+          num(r.minutes.min_minutes, "{:.4f}"),
+          num(r.minutes.median_minutes, "{:.4f}"),
+          num(r.minutes.max_minutes, "{:.4f}"),
+          num(r.minutes.cv, "{:.4f}"),
+          std::to_string(r.converged_runs),
+          num(r.mean_samples_to_converge, "{:.2f}"),
+          r.global_batch_size ? std::to_string(*r.global_batch_size) : std::string(),
+          num(r.normalization_factor, "{:.6f}"),
+          r.rcp_passed ? "true" : "false",
+          r.passed ? "true" : "false",
+          "training",
+          "",
+          ""};
+}
+
+std::string fixed(const std::optional<double>& v, const char* spec) {
+  return v && std::isfinite(*v) ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
+}
+
+void write_comparison_table(std::ostream& out, const Comparison& c) {
+  const std::vector<std::string> header = {"submitter", "system",     "platform", "score",  "speedup",
+                                           "min",       "median",     "max",      "CV %",   "mean samples to converge",
+                                           "batch size", "RCP factor"};
+  bool first_group = true;
+  for (const auto& benchmark : c.benchmarks) {
+    std::vector<std::vector<std::string>> table;
+    std::string baseline;
+    for (const auto& r : c.rows) {
+      if (r.benchmark != benchmark) continue;
+      if (baseline.empty()) baseline = r.baseline_directory;
+      table.push_back({r.submitter.empty() ? "-" : r.submitter,
+                       r.system.empty() ? "-" : r.system,
+                       r.platform.empty() ? "unknown" : r.platform,
+                       r.performance_result ? fmt::format("{:.2f} {}", *r.performance_result, r.units)
+                                            : fixed(r.score_minutes, "{:.2f}"),
+                       r.speedup ? fmt::format("{:.3f}x", *r.speedup) : "-",
+                       fixed(r.minutes.min_minutes, "{:.4f}"),
+                       fixed(r.minutes.median_minutes, "{:.4f}"),
+                       fixed(r.minutes.max_minutes, "{:.4f}"),
+                       r.minutes.cv ? fmt::format("{:.2f}", *r.minutes.cv * 100.0) : "-",
+                       fixed(r.mean_samples_to_converge, "{:.2f}"),
+                       r.global_batch_size ? std::to_string(*r.global_batch_size) : "-",
+                       fmt::format("{:.6f}", r.normalization_factor)});
+    }
+    std::vector<std::size_t> width(header.size());
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      width[i] = display_width(header[i]);
+      for (const auto& row : table) width[i] = std::max(width[i], display_width(row[i]));
+    }
+    if (!first_group) out << '\n';
+    first_group = false;
+    fmt::print(out, "{}   (baseline: {}; score and run times in minutes)\n", benchmark,
+               baseline.empty() ? "none" : baseline);
+    auto print_row = [&](const std::vector<std::string>& row) {
+      std::string line;
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        // Names left-aligned, figures right-aligned.
+        line += "  " + pad(row[i], width[i], i >= 3);
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out << line << '\n';
+    };
+    print_row(header);
+    for (const auto& row : table) print_row(row);
+  }
+}
+
+}  // namespace
+
+RunMinutesStats run_minutes_stats(const std::vector<Run>& runs) {
+  std::vector<double> minutes;
+  for (const auto& run : runs) {
+    if (run.counted()) minutes.push_back(*run.minutes);
+  }
+  RunMinutesStats s;
+  s.counted_runs = static_cast<int>(minutes.size());
+  if (minutes.empty()) return s;
+  std::sort(minutes.begin(), minutes.end());
+  const std::size_t n = minutes.size();
+  s.min_minutes = minutes.front();
+  s.max_minutes = minutes.back();
+  s.median_minutes = n % 2 == 1 ? minutes[n / 2] : (minutes[n / 2 - 1] + minutes[n / 2]) / 2.0;
+  double sum = 0;
+  for (double m : minutes) sum += m;
+  const double mean = sum / static_cast<double>(n);
+  s.mean_minutes = mean;
+  double squares = 0;
+  for (double m : minutes) squares += (m - mean) * (m - mean);
+  const double stdev = std::sqrt(squares / static_cast<double>(n));  // population (divide by N)
+  if (mean > 0) s.cv = stdev / mean;
+  return s;
+}
+
+Comparison compare_results(const std::vector<DirectoryResult>& results, std::size_t baseline_count) {
+  Comparison c;
+  std::map<std::string, std::size_t> baseline_of;  // benchmark → index of its baseline result
+  for (std::size_t i = 0; i < std::min(baseline_count, results.size()); ++i) {
+    baseline_of.emplace(results[i].benchmark, i);
+  }
+  for (const auto& r : results) {
+    if (std::find(c.benchmarks.begin(), c.benchmarks.end(), r.benchmark) == c.benchmarks.end()) {
+      c.benchmarks.push_back(r.benchmark);
+    }
+  }
+  for (const auto& benchmark : c.benchmarks) {
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const DirectoryResult& r = results[i];
+      if (r.benchmark != benchmark) continue;
+      ComparisonRow row;
+      row.result_index = i;
+      row.directory = r.dir.path.string();
+      row.submitter = r.dir.submitter;
+      row.system = r.dir.system;
+      row.benchmark = r.benchmark;
+      row.platform = r.platform.name;
+      row.division = r.division;
+      row.ruleset = r.ruleset.str();
+      row.score_minutes = r.score_minutes;
+      row.passed = r.passed;
+      auto base = baseline_of.find(r.benchmark);
+      if (base != baseline_of.end()) {
+        const DirectoryResult& b = results[base->second];
+        row.is_baseline = base->second == i;
+        row.baseline_directory = b.dir.path.string();
+        row.baseline_score_minutes = b.score_minutes;
+        if (b.score_minutes && r.score_minutes && *r.score_minutes > 0) {
+          row.speedup = *b.score_minutes / *r.score_minutes;
+        }
+      }
+      if (r.inference) {
+        row.inference = true;
+        row.performance_result = r.inference->performance_result;
+        row.units = r.inference->units;
+        if (base != baseline_of.end()) row.speedup = inference::speedup(results[base->second], r);
+      }
+      row.minutes = run_minutes_stats(r.runs);
+      double samples = 0;
+      for (const auto& run : r.runs) {
+        if (run.converged && std::isfinite(run.samples_to_converge)) {
+          ++row.converged_runs;
+          samples += run.samples_to_converge;
+        }
+      }
+      if (row.converged_runs > 0) row.mean_samples_to_converge = samples / row.converged_runs;
+      row.global_batch_size = common_batch_size(r.runs);
+      row.normalization_factor = r.rcp.normalization_factor;
+      row.rcp_passed = r.rcp.passed;
+      c.rows.push_back(std::move(row));
+    }
+  }
+  return c;
+}
+
+nlohmann::json to_json(const ComparisonRow& r) {
+  return {
+      {"directory", r.directory},
+      {"submitter", json_string_or_null(r.submitter)},
+      {"system", json_string_or_null(r.system)},
+      {"benchmark", r.benchmark},
+      {"platform", json_string_or_null(r.platform)},
+      {"division", r.division},
+      {"ruleset", r.ruleset},
+      {"score_minutes", json_number_or_null(r.score_minutes)},
+      {"performance_result", json_number_or_null(r.performance_result)},
+      {"units", json_string_or_null(r.units)},
+      {"passed", r.passed},
+      {"is_baseline", r.is_baseline},
+      {"baseline_directory", json_string_or_null(r.baseline_directory)},
+      {"baseline_score_minutes", json_number_or_null(r.baseline_score_minutes)},
+      {"speedup", json_number_or_null(r.speedup)},
+      {"counted_runs", r.minutes.counted_runs},
+      {"min_minutes", json_number_or_null(r.minutes.min_minutes)},
+      {"median_minutes", json_number_or_null(r.minutes.median_minutes)},
+      {"max_minutes", json_number_or_null(r.minutes.max_minutes)},
+      {"mean_minutes", json_number_or_null(r.minutes.mean_minutes)},
+      {"cv_minutes", json_number_or_null(r.minutes.cv)},
+      {"converged_runs", r.converged_runs},
+      {"mean_samples_to_converge", json_number_or_null(r.mean_samples_to_converge)},
+      {"global_batch_size", r.global_batch_size ? nlohmann::json(*r.global_batch_size) : nlohmann::json()},
+      {"normalization_factor", r.normalization_factor},
+      {"rcp_passed", r.rcp_passed},
+  };
+}
+
+void write_comparison(std::ostream& out, const Comparison& c, ReportFormat format) {
+  switch (format) {
+    case ReportFormat::kJson: {
+      nlohmann::json doc = {{"benchmarks", c.benchmarks}, {"rows", nlohmann::json::array()}};
+      for (const auto& r : c.rows) doc["rows"].push_back(to_json(r));
+      out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+      break;
+    }
+    case ReportFormat::kTable:
+      write_comparison_table(out, c);
+      break;
+    case ReportFormat::kCsv: {
+      for (std::size_t i = 0; i < kColumns.size(); ++i) out << (i ? "," : "") << kColumns[i];
+      out << '\n';
+      for (const auto& r : c.rows) {
+        auto row = cells(r, true);
+        for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_field(row[i]);
+        out << '\n';
+      }
+      break;
+    }
+    case ReportFormat::kMarkdown: {
+      out << '|';
+      for (const auto& h : kColumns) out << ' ' << h << " |";
+      out << "\n|";
+      for (std::size_t i = 0; i < kColumns.size(); ++i) out << "---|";
+      out << '\n';
+      for (const auto& r : c.rows) {
+        out << '|';
+        for (const auto& cell : cells(r, false)) out << ' ' << markdown_cell(cell) << " |";
+        out << '\n';
+      }
+      break;
+    }
+  }
+}
+
+}  // namespace mlperf

@@ -1,0 +1,353 @@
+#include "mlperf/report/inference_report.h"
+
+#include <charconv>
+#include <ostream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "mlperf/inference/score.h"
+#include "mlperf/report/table_text.h"
+
+namespace mlperf {
+
+using inference::figure_text;
+using inference::InferenceResult;
+
+nlohmann::json inference_to_json(const DirectoryResult& r) {
+  nlohmann::json j = {
+      {"directory", r.dir.path.string()},
+      {"kind", "inference"},
+      {"division", json_string_or_null(r.division)},
+      {"submitter", json_string_or_null(r.dir.submitter)},
+      {"system", json_string_or_null(r.dir.system)},
+      {"platform", json_string_or_null(r.platform.name)},
+      {"platform_source", json_string_or_null(r.platform.source)},
+      {"platform_known", r.platform.known},
+      {"accelerator_model_name", json_string_or_null(r.accelerator_model_name)},
+      {"errors", r.errors},
+      {"warnings", r.warnings},
+      {"passed", r.passed},
+  };
+  const InferenceResult* i = r.inference.get();
+  j["model"] = i ? json_string_or_null(i->model) : nlohmann::json();
+  j["scenario"] = i ? json_string_or_null(i->scenario) : nlohmann::json();
+  j["loadgen_scenario"] = i ? json_string_or_null(i->loadgen_scenario) : nlohmann::json();
+  j["round"] = i ? nlohmann::json(i->round) : nlohmann::json();
+  j["round_source"] = i ? nlohmann::json(i->round_source) : nlohmann::json();
+  j["metric"] = i ? json_string_or_null(i->metric) : nlohmann::json();
+  j["performance_result"] = i ? json_number_or_null(i->performance_result) : nlohmann::json();
+  j["units"] = i ? json_string_or_null(i->units) : nlohmann::json();
+  j["lower_is_better"] = i ? i->lower_is_better : false;
+  j["inferred"] = i ? i->inferred : false;
+  j["valid"] = i ? i->valid : false;
+  j["log_file"] = i ? json_string_or_null(i->log_file) : nlohmann::json();
+  j["from_summary"] = i ? i->from_summary : false;
+  nlohmann::json checks = nlohmann::json::array();
+  if (i) {
+    for (const auto& c : i->checks) {
+      checks.push_back({{"name", c.name},
+                        {"passed", c.passed},
+                        {"value", c.value},
+                        {"limit", c.limit},
+                        {"line", c.line ? nlohmann::json(c.line) : nlohmann::json()},
+                        {"message", json_string_or_null(c.message)}});
+    }
+  }
+  j["checks"] = checks;
+  nlohmann::json expected;
+  if (i && i->expected) {
+    const auto& e = *i->expected;
+    expected = {{"round", e.round},        {"system", json_string_or_null(e.system)},
+                {"platform", e.platform},  {"published", e.published},
+                {"units", e.units},        {"measured", e.measured},
+                {"delta_percent", e.delta_percent}, {"tolerance_percent", e.tolerance_percent},
+                {"within_tolerance", e.within_tolerance}, {"lower_is_better", e.lower_is_better},
+                {"source", e.source}};
+  }
+  j["expected"] = expected;
+  return j;
+}
+
+namespace {
+
+constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
+
+// Writes JSON text as nlohmann::json::dump(2) lays it out: members one per line, indented two
+// spaces a level, "key": value, commas at line ends. Scalars go through nlohmann's own
+// serializer (its number and string forms); structured values too, re-indented.
+class JsonText {
+ public:
+  /// `indent`: spaces put after every newline, for text placed inside another document.
+  JsonText(std::string& out, std::size_t indent) : out_(out), base_(indent) {}
+
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+  // The key of the next member of the object open.
+  void key(std::string_view name) {
+    item();
+    out_.push_back('"');
+    out_.append(name);  // our own keys: nothing to escape
+    out_.append("\": ");
+    pending_value_ = true;
+  }
+  void value(const nlohmann::json& v) {
+    // Scalars nlohmann writes plainly are written here (no serializer set up per value).
+    switch (v.type()) {
+      case nlohmann::json::value_t::null:
+        return literal("null");
+      case nlohmann::json::value_t::boolean:
+        return boolean(v.get<bool>());
+      case nlohmann::json::value_t::number_integer:
+        return integer(v.get<std::int64_t>());
+      case nlohmann::json::value_t::number_unsigned:
+        return integer(v.get<std::uint64_t>());
+      case nlohmann::json::value_t::string:
+        return string(v.get_ref<const std::string&>());
+      default:
+        break;
+    }
+    item();
+    if (v.is_structured() && !v.empty()) {
+      std::string text = v.dump(2, ' ', false, kReplace);
+      const std::string pad(base_ + 2 * depth_, ' ');
+      for (std::size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) {
+        text.insert(nl + 1, pad);
+        nl += pad.size();
+      }
+      out_.append(text);
+    } else {
+      out_.append(v.dump(-1, ' ', false, kReplace));
+    }
+  }
+  void string(const std::string& s) {
+    // Printable ASCII without quote or backslash is written as it is (what nlohmann writes);
+    // anything else goes through nlohmann's escaping.
+    const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+      return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f && c != '"' && c != '\\';
+    });
+    if (!plain) {
+      item();
+      out_.append(nlohmann::json(s).dump(-1, ' ', false, kReplace));
+      return;
+    }
+    item();
+    out_.push_back('"');
+    out_.append(s);
+    out_.push_back('"');
+  }
+  void string_or_null(const std::string& s) { s.empty() ? literal("null") : string(s); }
+  void number(double d) { value(nlohmann::json(d)); }
+  template <class Integer>
+  void integer(Integer n) {
+    item();
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+    out_.append(digits, end);
+  }
+  void number_or_null(const std::optional<double>& d) { d ? number(*d) : literal("null"); }
+  void boolean(bool b) { literal(b ? "true" : "false"); }
+  void literal(std::string_view text) {
+    item();
+    out_.append(text);
+  }
+  void strings(const std::vector<std::string>& list) {
+    begin_array();
+    for (const auto& s : list) string(s);
+    end_array();
+  }
+
+ private:
+  // Before an element: after a key, nothing; else a comma after the previous one and a new line.
+  void item() {
+    if (pending_value_) {
+      pending_value_ = false;
+      return;
+    }
+    if (depth_ == 0) return;
+    if (!first_.back()) out_.push_back(',');
+    first_.back() = false;
+    out_.push_back('\n');
+    out_.append(base_ + 2 * depth_, ' ');
+  }
+  void open(char c) {
+    item();
+    out_.push_back(c);
+    ++depth_;
+    first_.push_back(true);
+  }
+  void close(char c) {
+    --depth_;
+    if (!first_.back()) {
+      out_.push_back('\n');
+      out_.append(base_ + 2 * depth_, ' ');
+    }
+    first_.pop_back();
+    out_.push_back(c);
+  }
+
+  std::string& out_;
+  std::size_t base_ = 0;
+  std::size_t depth_ = 0;
+  std::vector<bool> first_;
+  bool pending_value_ = false;
+};
+
+}  // namespace
+
+std::string inference_to_json_text(const DirectoryResult& r, std::size_t indent) {
+  // Members in the order nlohmann's std::map keeps them (sorted by bytes); a test compares
+  // this with to_json(r).dump(2).
+  std::string out;
+  out.reserve(4096);
+  JsonText j(out, indent);
+  const InferenceResult* i = r.inference.get();
+  auto opt_string = [&](bool has, const std::string& s) { i && has ? j.string_or_null(s) : j.literal("null"); };
+  j.begin_object();
+  j.key("accelerator_model_name");
+  j.string_or_null(r.accelerator_model_name);
+  j.key("checks");
+  j.begin_array();
+  if (i) {
+    for (const auto& c : i->checks) {
+      j.begin_object();
+      j.key("limit");
+      j.value(c.limit);
+      j.key("line");
+      c.line ? j.integer(c.line) : j.literal("null");
+      j.key("message");
+      j.string_or_null(c.message);
+      j.key("name");
+      j.string(c.name);
+      j.key("passed");
+      j.boolean(c.passed);
+      j.key("value");
+      j.value(c.value);
+      j.end_object();
+    }
+  }
+  j.end_array();
+  j.key("directory");
+  j.string(r.dir.path.string());
+  j.key("division");
+  j.string_or_null(r.division);
+  j.key("errors");
+  j.strings(r.errors);
+  j.key("expected");
+  if (i && i->expected) {
+    const auto& e = *i->expected;
+    j.begin_object();
+    j.key("delta_percent");
+    j.number(e.delta_percent);
+    j.key("lower_is_better");
+    j.boolean(e.lower_is_better);
+    j.key("measured");
+    j.number(e.measured);
+    j.key("platform");
+    j.string(e.platform);
+    j.key("published");
+    j.number(e.published);
+    j.key("round");
+    j.string(e.round);
+    j.key("source");
+    j.string(e.source);
+    j.key("system");
+    j.string_or_null(e.system);
+    j.key("tolerance_percent");
+    j.number(e.tolerance_percent);
+    j.key("units");
+    j.string(e.units);
+    j.key("within_tolerance");
+    j.boolean(e.within_tolerance);
+    j.end_object();
+  } else {
+    j.literal("null");
+  }
+  j.key("from_summary");
+  j.boolean(i && i->from_summary);
+  j.key("inferred");
+  j.boolean(i && i->inferred);
+  j.key("kind");
+  j.string("inference");
+  j.key("loadgen_scenario");
+  opt_string(true, i ? i->loadgen_scenario : std::string());
+  j.key("log_file");
+  opt_string(true, i ? i->log_file : std::string());
+  j.key("lower_is_better");
+  j.boolean(i && i->lower_is_better);
+  j.key("metric");
+  opt_string(true, i ? i->metric : std::string());
+  j.key("model");
+  opt_string(true, i ? i->model : std::string());
+  j.key("passed");
+  j.boolean(r.passed);
+  j.key("performance_result");
+  i ? j.number_or_null(i->performance_result) : j.literal("null");
+  j.key("platform");
+  j.string_or_null(r.platform.name);
+  j.key("platform_known");
+  j.boolean(r.platform.known);
+  j.key("platform_source");
+  j.string_or_null(r.platform.source);
+  j.key("round");
+  i ? j.string(i->round) : j.literal("null");
+  j.key("round_source");
+  i ? j.string(i->round_source) : j.literal("null");
+  j.key("scenario");
+  opt_string(true, i ? i->scenario : std::string());
+  j.key("submitter");
+  j.string_or_null(r.dir.submitter);
+  j.key("system");
+  j.string_or_null(r.dir.system);
+  j.key("units");
+  opt_string(true, i ? i->units : std::string());
+  j.key("valid");
+  j.boolean(i && i->valid);
+  j.key("warnings");
+  j.strings(r.warnings);
+  j.end_object();
+  return out;
+}
+
+void write_inference_table(std::ostream& out, const DirectoryResult& r) {
+  const InferenceResult* i = r.inference.get();
+  fmt::print(out, "{} / {} / {} / {}\n", r.dir.submitter.empty() ? "-" : r.dir.submitter,
+             r.dir.system.empty() ? "-" : r.dir.system, i && !i->model.empty() ? i->model : "-",
+             i ? i->scenario : "-");
+  fmt::print(out, "  directory  {}\n", r.dir.path.string());
+  std::string platform = r.platform.name.empty() ? "unknown" : r.platform.name;
+  fmt::print(out, "  platform   {}   division {}   round {}\n", platform, r.division.empty() ? "-" : r.division,
+             i ? fmt::format("{} ({})", i->round, i->round_source) : "-");
+  if (!i) {
+    fmt::print(out, "  result     none (log unreadable)\n");
+    return;
+  }
+  fmt::print(out, "  log        {}{}\n", i->log_file, i->from_summary ? " (no detail log: summary read)" : "");
+  fmt::print(out, "  result     {} {}   ({}{}{})   {}\n",
+             i->performance_result ? figure_text(*i->performance_result) : "none", i->units, i->metric,
+             i->loadgen_scenario != i->scenario ? ", " + i->loadgen_scenario + " run" : "",
+             i->inferred ? ", inferred" : "", i->valid ? "VALID" : "INVALID");
+  for (const auto& c : i->checks) {
+    if (c.name == "performance_result") continue;
+    // A run judged by token latencies logs no latency target (0): say so rather than show a
+    // bare 0 against the model's constraint.
+    const bool untargeted = c.name == "server_target_latency_ns" && c.value == 0;
+    fmt::print(out, "    {:<26} {:<6} {} (limit {}){}{}\n", c.name, c.passed ? "ok" : "FAILED",
+               c.value.is_null() ? "absent" : c.value.dump(), c.limit.dump(),
+               untargeted ? "  no latency target set: the run is judged by TTFT/TPOT" : "",
+               c.passed ? "" : fmt::format("  line {}: {}", c.line, c.message));
+  }
+  if (i->expected) {
+    const auto& e = *i->expected;
+    fmt::print(out, "  expected   {} {} {}: published {} {}; measured {}, {:+.2f} % ({} {} %)\n", e.platform,
+               e.model, e.scenario, figure_text(e.published), e.units, figure_text(e.measured), e.delta_percent,
+               e.within_tolerance ? "within" : "OUTSIDE", fmt::format("{:g}", e.tolerance_percent));
+  } else {
+    fmt::print(out, "  expected   no published figure for {} {} on {}\n", i->model, i->scenario, platform);
+  }
+  for (const auto& w : r.warnings) fmt::print(out, "  warning: {}\n", w);
+}
+
+}  // namespace mlperf

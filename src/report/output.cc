@@ -1,0 +1,163 @@
+#include "mlperf/report/output.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ostream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "mlperf/report/atomic_file.h"
+
+namespace mlperf {
+
+namespace {
+
+[[noreturn]] void refuse(const std::filesystem::path& path, const std::string& why) {
+  throw std::runtime_error(fmt::format("{}: cannot write: {}", path.string(), why));
+}
+
+bool same_file(const struct stat& a, int fd) {
+  struct stat b {};
+  return ::fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+// The end of `path`'s symlink chain (the path itself when it is no link); the end may not
+// exist yet. Relative link targets are taken from the link's folder, as the kernel does.
+std::filesystem::path follow_links(const std::filesystem::path& path) {
+  std::filesystem::path at = path;
+  for (int hops = 0; hops <= 40; ++hops) {
+    struct stat st {};
+    if (::lstat(at.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return at;
+    std::error_code ec;
+    std::filesystem::path target = std::filesystem::read_symlink(at, ec);
+    if (ec) refuse(path, fmt::format("cannot read the symbolic link {}: {}", at.string(), ec.message()));
+    at = target.is_absolute() ? target : at.parent_path() / target;
+  }
+  refuse(path, std::strerror(ELOOP));
+}
+
+bool write_all(int fd, const char* data, std::size_t size, int& error) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      error = errno;
+      return false;
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+void write_in_place(const std::filesystem::path& path, std::string_view contents) {
+  // O_NONBLOCK: opening a FIFO nobody reads fails with ENXIO instead of waiting forever.
+  int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    int error = errno;
+    refuse(path, error == ENXIO ? std::string("no process reads this FIFO")
+                                : fmt::format("cannot open: {}", std::strerror(error)));
+  }
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // then write as a blocking stream
+  int error = 0;
+  bool ok = write_all(fd, contents.data(), contents.size(), error);
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    error = errno;
+  }
+  if (!ok) refuse(path, fmt::format("write failed: {}", std::strerror(error)));
+}
+
+}  // namespace
+
+OutputTarget resolve_output_target(const std::filesystem::path& path) {
+  if (path == "-") return {OutputRoute::kStandardOutput, {}};
+  if (path.empty()) refuse(path, "empty path");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    int error = errno;
+    if (error != ENOENT) refuse(path, std::strerror(error));
+    // New: a plain new name, or a symlink whose target does not exist yet (the target is made).
+    return {OutputRoute::kAtomicReplace, follow_links(path)};
+  }
+  if (same_file(st, STDOUT_FILENO)) return {OutputRoute::kStandardOutput, {}};
+  if (same_file(st, STDERR_FILENO)) return {OutputRoute::kStandardError, {}};
+  if (S_ISREG(st.st_mode)) return {OutputRoute::kAtomicReplace, follow_links(path)};
+  if (S_ISDIR(st.st_mode)) refuse(path, "is a directory");
+  if (S_ISSOCK(st.st_mode)) refuse(path, "is a socket");
+  if (S_ISBLK(st.st_mode)) refuse(path, "is a block device; a report never overwrites a disk");
+  return {OutputRoute::kDirect, path};  // character device or FIFO
+}
+
+void write_output_file(const std::filesystem::path& path, std::string_view contents, std::ostream& standard_output) {
+  OutputTarget target = resolve_output_target(path);
+  switch (target.route) {
+    case OutputRoute::kStandardOutput:
+      standard_output.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+      standard_output.flush();
+      return;
+    case OutputRoute::kStandardError:
+      std::fflush(stderr);
+      if (std::fwrite(contents.data(), 1, contents.size(), stderr) != contents.size() || std::fflush(stderr) != 0) {
+        refuse(path, fmt::format("write failed: {}", std::strerror(errno)));
+      }
+      return;
+    case OutputRoute::kAtomicReplace:
+      write_file_atomically(target.path, contents);
+      return;
+    case OutputRoute::kDirect:
+      write_in_place(target.path, contents);
+      return;
+  }
+}
+
+CheckedFdBuffer::CheckedFdBuffer(int fd) : fd_(fd) { buffer_.reserve(1 << 16); }
+
+CheckedFdBuffer::~CheckedFdBuffer() { sync(); }
+
+bool CheckedFdBuffer::write_out(const char* data, std::size_t size) {
+  if (broken_pipe_ || error_ != 0) return false;  // discard after the first failure
+  int error = 0;
+  if (write_all(fd_, data, size, error)) return true;
+  if (error == EPIPE) {
+    broken_pipe_ = true;
+  } else {
+    error_ = error;
+  }
+  return false;
+}
+
+CheckedFdBuffer::int_type CheckedFdBuffer::overflow(int_type ch) {
+  if (traits_type::eq_int_type(ch, traits_type::eof())) return sync() == 0 ? traits_type::not_eof(ch) : ch;
+  buffer_.push_back(traits_type::to_char_type(ch));
+  if (buffer_.size() >= (1u << 16) && sync() != 0) return traits_type::eof();
+  return ch;
+}
+
+std::streamsize CheckedFdBuffer::xsputn(const char* data, std::streamsize count) {
+  const auto size = static_cast<std::size_t>(count);
+  if (size >= (1u << 16)) {
+    // A big block goes out as it is, after what is buffered (no copy into the buffer).
+    if (sync() != 0 || !write_out(data, size)) return 0;
+    return count;
+  }
+  buffer_.append(data, size);
+  if (buffer_.size() >= (1u << 16) && sync() != 0) return 0;
+  return count;
+}
+
+int CheckedFdBuffer::sync() {
+  if (buffer_.empty()) return broken_pipe_ || error_ != 0 ? -1 : 0;
+  bool ok = write_out(buffer_.data(), buffer_.size());
+  buffer_.clear();
+  return ok ? 0 : -1;
+}
+
+}  // namespace mlperf

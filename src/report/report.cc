@@ -1,0 +1,355 @@
+#include "mlperf/report/report.h"
+#include "mlperf/inference/score.h"
+#include "mlperf/report/inference_report.h"
+#include "mlperf/mllog/parallel.h"
+#include "mlperf/report/table_text.h"
+
+#include <cmath>
+#include <ostream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace mlperf {
+
+namespace {
+
+const char* pass_name(RcpPass pass) { return pass == RcpPass::kPruned ? "pruned" : "full"; }
+
+std::string samples_text(double v) {
+  if (!std::isfinite(v)) return "not converged";
+  return fmt::format("{:.10g}", v);
+}
+
+std::string opt_text(const std::optional<double>& v, const char* spec = "{:.4f}") {
+  return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
+}
+
+std::string platform_text(const DirectoryResult& r) {
+  if (r.platform.name.empty()) return "unknown";
+  return r.platform.known ? r.platform.name : fmt::format("{} (not a known platform)", r.platform.name);
+}
+
+std::string file_name(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string run_status(const Run& run) {
+  if (!run.status) return run.run_stop ? "no status" : "no run_stop";
+  return *run.status;
+}
+
+// The RCP verdict as JSON: `passed` null where the check was not made (kNotChecked), the
+// normalization factor null where it is not a number (too few runs).
+nlohmann::json rcp_json(const RcpVerdict& v, RcpPass pass) {
+  return {
+      {"pass", pass_name(pass)},
+      {"passed", v.rcp_case == RcpCase::kNotChecked ? nlohmann::json() : nlohmann::json(v.passed)},
+      {"case", to_string(v.rcp_case)},
+      {"normalization_factor", json_number_or_null(v.normalization_factor)},
+      {"rcp_mean", json_number_or_null(v.rcp_mean)},
+      {"min_mean", json_number_or_null(v.min_mean)},
+      {"max_speedup", json_number_or_null(v.max_speedup)},
+      {"submission_mean", json_number_or_null(v.submission_mean)},
+      {"record", v.record ? nlohmann::json(v.record->name) : nlohmann::json()},
+      {"record_batch_size", v.record ? nlohmann::json(v.record->batch_size) : nlohmann::json()},
+      {"message", v.message},
+  };
+}
+
+std::string verdict_text(const DirectoryResult& r) {
+  if (r.verdict == "incomplete") return fmt::format("incomplete ({} of {} runs)", r.dir.result_files.size(), r.required_runs);
+  if (!r.olympic_minutes) return "FAILED (no valid olympic score)";
+  if (r.rcp.rcp_case == RcpCase::kNotChecked) return "PASSED (RCP not checked)";
+  return r.rcp.passed ? "PASSED" : "FAILED (RCP check)";
+}
+
+struct Row {
+  std::vector<std::string> cells;
+};
+
+// One header for both kinds of result: the training columns first (as before inference was
+// read), then the kind and the inference figure. A cell that does not apply is empty.
+const std::vector<std::string> kRowHeader = {
+    "directory", "submitter", "system", "benchmark", "platform", "division", "ruleset", "runs",
+    "counted", "olympic_minutes", "rcp_case", "rcp_passed", "normalization_factor", "score_minutes",
+    "expected_minutes", "delta_percent", "within_tolerance", "passed", "warnings",
+    "kind", "model", "scenario", "metric", "performance_result", "units", "valid", "expected_result"};
+
+Row directory_row(const DirectoryResult& r, bool full_precision) {
+  auto num = [&](const std::optional<double>& v, const char* spec) {
+    if (!v) return std::string();
+    return full_precision ? fmt::format("{}", *v) : fmt::format(fmt::runtime(spec), *v);
+  };
+  Row row;
+  if (const inference::InferenceResult* i = r.inference.get(); r.dir.loadgen) {
+    // An inference scenario folder: no runs, olympic mean or RCP check; its figure is
+    // Performance_Result in its units, compared with the published one (inference.md).
+    const auto* e = i && i->expected ? &*i->expected : nullptr;
+    row.cells = {r.dir.path.string(), r.dir.submitter, r.dir.system, r.benchmark, r.platform.name, r.division,
+                 r.ruleset.str(), "", "", "", "", "", "", "", "",
+                 e ? num(e->delta_percent, "{:+.2f}") : "",
+                 e ? (e->within_tolerance ? "true" : "false") : "",
+                 r.passed ? "true" : "false", std::to_string(r.warnings.size()),
+                 "inference", i ? i->model : "", i ? i->scenario : "", i ? i->metric : "",
+                 i ? num(i->performance_result, "{:.6g}") : "", i ? i->units : "",
+                 i ? (i->valid ? "true" : "false") : "", e ? fmt::format("{}", e->published) : ""};
+    return row;
+  }
+  int counted = 0;
+  for (const auto& run : r.runs) counted += run.counted() ? 1 : 0;
+  row.cells = {r.dir.path.string(),
+               r.dir.submitter,
+               r.dir.system,
+               r.benchmark,
+               r.platform.name,
+               r.division,
+               r.ruleset.str(),
+               std::to_string(r.runs.size()),
+               std::to_string(counted),
+               num(r.olympic_minutes, "{:.4f}"),
+               to_string(r.rcp.rcp_case),
+               r.rcp.rcp_case == RcpCase::kNotChecked ? "" : r.rcp.passed ? "true" : "false",
+               std::isnan(r.rcp.normalization_factor) ? "" : num(r.rcp.normalization_factor, "{:.6f}"),
+               num(r.score_minutes, "{:.2f}"),
+               r.expected ? fmt::format("{}", r.expected->expected.published_minutes) : "",
+               r.expected ? num(r.expected->delta_percent, "{:+.2f}") : "",
+               r.expected ? (r.expected->within_tolerance ? "true" : "false") : "",
+               r.passed ? "true" : "false",
+               std::to_string(r.warnings.size()),
+               "training", "", "", "", "", "", "", ""};
+  return row;
+}
+
+}  // namespace
+
+std::optional<ReportFormat> parse_report_format(const std::string& name) {
+  if (name == "table") return ReportFormat::kTable;
+  if (name == "json") return ReportFormat::kJson;
+  if (name == "csv") return ReportFormat::kCsv;
+  if (name == "markdown") return ReportFormat::kMarkdown;
+  return std::nullopt;
+}
+
+nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
+  if (r.dir.loadgen) return inference_to_json(r);
+  nlohmann::json runs = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.runs.size(); ++i) {
+    const Run& run = r.runs[i];
+    nlohmann::json errors = nlohmann::json::array();
+    for (const auto& e : run.parse_errors) errors.push_back({{"line", e.line}, {"message", e.message}});
+    runs.push_back({
+        {"file", run.file},
+        {"minutes", json_number_or_null(run.minutes)},
+        {"counted", run.counted()},
+        {"role", i < r.run_roles.size() ? r.run_roles[i] : ""},
+        {"status", run.status ? nlohmann::json(*run.status) : nlohmann::json()},
+        {"converged", run.converged},
+        {"samples_to_converge", run.converged ? nlohmann::json(run.samples_to_converge) : nlohmann::json()},
+        {"quality_target_reached", run.quality_target_reached},
+        {"global_batch_size", run.global_batch_size ? nlohmann::json(*run.global_batch_size) : nlohmann::json()},
+        {"drop_reasons", run.drop_reasons},
+        {"notes", run.notes},
+        {"parse_error_count", run.parse_error_count},
+        {"parse_errors", errors},
+    });
+  }
+  nlohmann::json rcp = rcp_json(r.rcp, pass);
+  nlohmann::json expected;
+  if (r.expected) {
+    const auto& e = *r.expected;
+    expected = {{"platform", e.expected.platform},
+                {"published_minutes", e.expected.published_minutes},
+                {"about_minutes", json_number_or_null(e.expected.about_minutes)},
+                {"measured_minutes", e.measured_minutes},
+                {"delta_percent", e.delta_percent},
+                {"tolerance_percent", e.tolerance_percent},
+                {"within_tolerance", e.within_tolerance},
+                {"source", e.expected.source},
+                {"ruleset", e.expected.ruleset.str()},
+                {"projected", !r.score_minutes.has_value()}};
+  }
+  std::vector<std::string> ignored;
+  for (const auto& f : r.dir.ignored_files) ignored.push_back(f.string());
+  return {
+      {"directory", r.dir.path.string()},
+      {"kind", "training"},
+      {"submitter", json_string_or_null(r.dir.submitter)},
+      {"system", json_string_or_null(r.dir.system)},
+      {"benchmark", r.benchmark},
+      {"division", r.division},
+      {"ruleset", r.ruleset.str()},
+      {"ruleset_source", r.ruleset_source},
+      {"ruleset_reason", json_string_or_null(r.ruleset_reason)},
+      {"file_rule", r.dir.file_rule},
+      {"ignored_files", ignored},
+      {"platform", json_string_or_null(r.platform.name)},
+      {"platform_source", json_string_or_null(r.platform.source)},
+      {"platform_known", r.platform.known},
+      {"accelerator_model_name", json_string_or_null(r.accelerator_model_name)},
+      {"required_runs", r.required_runs},
+      {"runs_required", r.required_runs},
+      {"runs", runs},
+      {"olympic_minutes", json_number_or_null(r.olympic_minutes)},
+      {"rcp", rcp},
+      {"score_minutes", json_number_or_null(r.score_minutes)},
+      {"scaling_json_factor", json_number_or_null(r.scaling_json_factor)},
+      {"expected", expected},
+      {"passed", r.passed},
+      {"verdict", r.verdict},
+      {"projected_rcp", r.projected_rcp ? rcp_json(*r.projected_rcp, pass) : nlohmann::json()},
+      {"projected_score_minutes", json_number_or_null(r.projected_score_minutes)},
+      {"warnings", r.warnings},
+  };
+}
+
+// The RCP check as the text table shows it: the verdict line under `title` (14 columns),
+// then the record, means, speedup, factor and message.
+void print_rcp_block(std::ostream& out, const char* title, const RcpVerdict& v, RcpPass pass) {
+  if (v.rcp_case == RcpCase::kNotChecked) {
+    fmt::print(out, "  {} not checked\n    {}\n", title, v.message);
+    return;
+  }
+  fmt::print(out, "  {} {} ({} set){}\n", title, v.passed ? "passed" : "FAILED", pass_name(pass),
+             v.record ? fmt::format(", record {} (BS {})", v.record->name, v.record->batch_size) : "");
+  fmt::print(out, "    case                     {}\n", to_string(v.rcp_case));
+  fmt::print(out, "    RCP mean                 {}\n", opt_text(v.rcp_mean, "{:.2f}"));
+  fmt::print(out, "    smallest acceptable mean {}\n", opt_text(v.min_mean, "{:.2f}"));
+  fmt::print(out, "    max speedup              {}\n", opt_text(v.max_speedup, "{:.7f}"));
+  fmt::print(out, "    submission mean          {}\n", opt_text(v.submission_mean, "{:.2f}"));
+  fmt::print(out, "    normalization factor     {}\n",
+             std::isnan(v.normalization_factor) ? std::string("none") : fmt::format("{}", v.normalization_factor));
+  if (!v.message.empty()) fmt::print(out, "    {}\n", v.message);
+}
+
+void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
+  if (r.dir.loadgen) return write_inference_table(out, r);
+  fmt::print(out, "{} / {} / {}\n", r.dir.submitter.empty() ? "-" : r.dir.submitter,
+             r.dir.system.empty() ? "-" : r.dir.system, r.benchmark);
+  fmt::print(out, "  directory  {}\n", r.dir.path.string());
+  fmt::print(out, "  platform   {}{}   division {}   ruleset {} ({})\n", platform_text(r),
+             r.platform.source.empty() ? "" : fmt::format(" (from {})", r.platform.source), r.division,
+             r.ruleset.str(), r.ruleset_source);
+  if (!r.ruleset_reason.empty()) fmt::print(out, "  ruleset    guessed: {}\n", r.ruleset_reason);
+  if (r.dir.file_rule != "result_*.txt" || !r.dir.ignored_files.empty()) {
+    std::vector<std::string> ignored;
+    for (const auto& f : r.dir.ignored_files) ignored.push_back(file_name(f.string()));
+    fmt::print(out, "  files      {} taken by {}; ignored: {}\n", r.dir.result_files.size(), r.dir.file_rule,
+               ignored.empty() ? std::string("none") : fmt::format("{}", fmt::join(ignored, ", ")));
+  }
+  std::size_t width = 12;
+  for (const auto& run : r.runs) width = std::max(width, file_name(run.file).size());
+  fmt::print(out, "\n  {:<{}}  {:>10}  {:>20}  {:<10}  {}\n", "run", width, "minutes", "samples to converge",
+             "status", "olympic mean");
+  for (std::size_t i = 0; i < r.runs.size(); ++i) {
+    const Run& run = r.runs[i];
+    fmt::print(out, "  {:<{}}  {:>10}  {:>20}  {:<10}  {}\n", file_name(run.file), width, opt_text(run.minutes),
+               run.converged ? samples_text(run.samples_to_converge) : "not converged", run_status(run),
+               i < r.run_roles.size() ? r.run_roles[i] : "");
+  }
+  int counted = 0;
+  for (const auto& run : r.runs) counted += run.counted() ? 1 : 0;
+  fmt::print(out, "\n  olympic mean   {} minutes ({} of {} runs counted, {} trimmed each end)\n",
+             opt_text(r.olympic_minutes), counted, r.runs.size(), r.olympic_drop);
+  print_rcp_block(out, "RCP check     ", r.rcp, pass);
+  if (r.scaling_json_factor) fmt::print(out, "    scaling.json             {}\n", *r.scaling_json_factor);
+  fmt::print(out, "  score          {}   {}\n",
+             r.score_minutes ? fmt::format("{:.2f} minutes", *r.score_minutes) : std::string("none"),
+             verdict_text(r));
+  if (r.verdict == "incomplete") {
+    fmt::print(out, "  projected      {} (a full set of {} runs converging like these){}\n",
+               r.projected_score_minutes ? fmt::format("{:.2f} minutes", *r.projected_score_minutes)
+                                         : std::string("none"),
+               r.required_runs, r.projected_rcp ? "; its RCP check:" : "");
+    if (r.projected_rcp) print_rcp_block(out, "projected RCP ", *r.projected_rcp, pass);
+  }
+  if (r.expected) {
+    const auto& e = *r.expected;
+    fmt::print(out, "  expected       {} {}: published {:.2f} minutes{}; {} {:.2f}, {:+.2f} % ({} {} %)\n",
+               e.expected.platform, r.benchmark, e.expected.published_minutes,
+               e.expected.about_minutes ? fmt::format(" (about {:g})", *e.expected.about_minutes) : "",
+               r.score_minutes ? "measured" : "projected", e.measured_minutes, e.delta_percent,
+               e.within_tolerance ? "within" : "OUTSIDE", fmt::format("{:g}", e.tolerance_percent));
+    if (e.expected.ruleset != r.ruleset) {
+      fmt::print(out, "                 that figure belongs to round {}; --ruleset {} judges by its rules\n",
+                 e.expected.ruleset.str(), e.expected.ruleset.str());
+    }
+  } else {
+    fmt::print(out, "  expected       no published figure for {} on {}\n", r.benchmark, platform_text(r));
+  }
+  for (const auto& w : r.warnings) fmt::print(out, "  warning: {}\n", w);
+}
+
+void write_report(std::ostream& out, const std::vector<DirectoryResult>& results, ReportFormat format,
+                  RcpPass pass) {
+  switch (format) {
+    case ReportFormat::kJson: {
+      // {"results": [...]} as nlohmann::json dumps it with indent 2: each directory's object
+      // written on its own thread already indented for its place (four spaces), then joined in
+      // order. Latin-1 text from logs is already UTF-8; replace anything else rather than throw.
+      std::vector<std::string> objects(results.size());
+      parallel_for(results.size(), default_threads(), [&](std::size_t i) {
+        if (results[i].dir.loadgen) {
+          objects[i] = inference_to_json_text(results[i], 4);
+          return;
+        }
+        std::string dumped = to_json(results[i], pass).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+        // A dumped JSON text holds raw newlines only between its members (strings escape them).
+        std::string& indented = objects[i];
+        indented.reserve(dumped.size() * 5 / 4);
+        std::string_view rest = dumped;
+        for (std::size_t nl; (nl = rest.find('\n')) != std::string_view::npos; rest.remove_prefix(nl + 1)) {
+          indented.append(rest.substr(0, nl + 1)).append("    ");
+        }
+        indented.append(rest);
+      });
+      if (objects.empty()) {
+        out << "{\n  \"results\": []\n}\n";
+        break;
+      }
+      // Straight to the stream, object by object (a round's report is megabytes: joining it
+      // into one string first cost a copy and the fresh pages for it).
+      out << "{\n  \"results\": [";
+      for (std::size_t i = 0; i < objects.size(); ++i) {
+        out << (i == 0 ? "\n    " : ",\n    ") << objects[i];
+        std::string().swap(objects[i]);
+      }
+      out << "\n  ]\n}\n";
+      break;
+    }
+    case ReportFormat::kTable: {
+      for (std::size_t i = 0; i < results.size(); ++i) {
+        if (i > 0) out << '\n';
+        write_table(out, results[i], pass);
+      }
+      break;
+    }
+    case ReportFormat::kCsv: {
+      for (std::size_t i = 0; i < kRowHeader.size(); ++i) out << (i ? "," : "") << kRowHeader[i];
+      out << '\n';
+      for (const auto& r : results) {
+        Row row = directory_row(r, true);
+        for (std::size_t i = 0; i < row.cells.size(); ++i) out << (i ? "," : "") << csv_field(row.cells[i]);
+        out << '\n';
+      }
+      break;
+    }
+    case ReportFormat::kMarkdown: {
+      out << '|';
+      for (const auto& h : kRowHeader) out << ' ' << h << " |";
+      out << "\n|";
+      for (std::size_t i = 0; i < kRowHeader.size(); ++i) out << "---|";
+      out << '\n';
+      for (const auto& r : results) {
+        Row row = directory_row(r, false);
+        out << '|';
+        for (const auto& c : row.cells) out << ' ' << markdown_cell(c) << " |";
+        out << '\n';
+      }
+      break;
+    }
+  }
+}
+
+}  // namespace mlperf

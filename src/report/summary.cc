@@ -1,0 +1,238 @@
+#include "mlperf/report/summary.h"
+#include "mlperf/inference/result.h"
+#include "mlperf/report/table_text.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace mlperf {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void add_column(std::vector<std::string>& columns, const std::string& benchmark) {
+  if (std::find(columns.begin(), columns.end(), benchmark) == columns.end()) columns.push_back(benchmark);
+}
+
+const std::vector<std::string> kDescriptionColumns = {
+    "submitter",    "system",      "system_name",  "division", "availability", "accelerator_model_name",
+    "accelerator_count", "host_processor_model_name", "framework"};
+
+// Headers of the table format (for people).
+const std::vector<std::string> kTableHeaders = {"submitter", "system", "system name", "division", "availability",
+                                                "accelerator", "#", "host processor", "framework"};
+
+std::vector<std::string> description_cells(const SystemRow& s) {
+  return {s.submitter,
+          s.system,
+          s.system_name,
+          s.division,
+          s.availability,
+          s.accelerator_model_name,
+          s.accelerator_count ? std::to_string(*s.accelerator_count) : std::string(),
+          s.host_processor_model_name,
+          s.framework};
+}
+
+// A score cell: 2 decimals; `absent` when the system has no directory; "no score" when it
+// has one without a valid score.
+std::string score_cell(const SystemRow& s, std::size_t column, const char* absent, bool inference = false) {
+  if (!s.result_index[column]) return absent;
+  if (!s.scores[column]) return "no score";
+  // Inference figures as the official table prints them (6 significant digits).
+  return inference ? fmt::format("{:.6g}", *s.scores[column]) : fmt::format("{:.2f}", *s.scores[column]);
+}
+
+// Inference columns are named <model>/<scenario>; training benchmark names hold no '/'.
+bool is_inference_column(const std::string& name) { return name.find('/') != std::string::npos; }
+
+}  // namespace
+
+Summary summarize(const std::vector<DirectoryResult>& results, const Facts& facts) {
+  Summary summary;
+  // Columns: each ruleset's round, then strays.
+  for (const auto& r : results) {
+    if (r.dir.loadgen) continue;  // inference columns are model/scenario, in order of appearance
+    std::string ruleset = r.ruleset.str();
+    if (std::find(summary.rulesets.begin(), summary.rulesets.end(), ruleset) != summary.rulesets.end()) continue;
+    summary.rulesets.push_back(ruleset);
+    auto round = facts.rounds.find(r.ruleset);
+    if (round != facts.rounds.end()) {
+      for (const auto& b : round->second) add_column(summary.benchmarks, b);
+    }
+  }
+  for (const auto& r : results) add_column(summary.benchmarks, r.benchmark);
+  const std::size_t columns = summary.benchmarks.size();
+
+  // Rows: one per system folder (the parent of the benchmark directories).
+  std::map<std::string, std::size_t> row_of;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const DirectoryResult& r = results[i];
+    fs::path norm = fs::absolute(r.dir.path).lexically_normal();
+    if (!norm.has_filename()) norm = norm.parent_path();
+    // Inference: <system>/<model>/<scenario>, one row per system as the official table.
+    std::string key = (r.dir.loadgen && !r.dir.loadgen->bare ? norm.parent_path() : norm).parent_path().string();
+    auto [it, inserted] = row_of.emplace(key, summary.systems.size());
+    if (inserted) {
+      SystemRow row;
+      row.submitter = r.dir.submitter;
+      row.system = r.dir.system;
+      row.division = r.division;
+      row.accelerator_model_name = r.accelerator_model_name;
+      row.result_index.resize(columns);
+      row.scores.resize(columns);
+      if (r.dir.system_description) {
+        row.system_description = r.dir.system_description->string();
+        try {
+          SystemDescription d = read_system_description(*r.dir.system_description);
+          row.system_name = d.system_name;
+          if (!d.division.empty()) row.division = d.division;
+          row.availability = d.availability;
+          if (!d.accelerator_model_name.empty()) row.accelerator_model_name = d.accelerator_model_name;
+          if (d.accelerators_per_node && d.number_of_nodes) {
+            row.accelerator_count = *d.accelerators_per_node * *d.number_of_nodes;
+          }
+          row.host_processor_model_name = d.host_processor_model_name;
+          row.framework = d.framework;
+        } catch (const std::exception& e) {
+          summary.warnings.push_back(e.what());
+        }
+      }
+      summary.systems.push_back(std::move(row));
+    }
+    SystemRow& row = summary.systems[it->second];
+    std::size_t column =
+        std::find(summary.benchmarks.begin(), summary.benchmarks.end(), r.benchmark) - summary.benchmarks.begin();
+    if (row.result_index[column]) {
+      summary.warnings.push_back(fmt::format("{} and {} are both {} of system {}; the first is shown",
+                                             results[*row.result_index[column]].dir.path.string(),
+                                             r.dir.path.string(), r.benchmark, row.system));
+      continue;
+    }
+    row.result_index[column] = i;
+    row.scores[column] = r.inference ? r.inference->performance_result : r.score_minutes;
+  }
+  return summary;
+}
+
+nlohmann::json to_json(const Summary& summary, const std::vector<DirectoryResult>& results, RcpPass pass) {
+  nlohmann::json systems = nlohmann::json::array();
+  for (const auto& s : summary.systems) {
+    nlohmann::json scores = nlohmann::json::object();
+    nlohmann::json directories = nlohmann::json::object();
+    for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) {
+      if (!s.result_index[c]) continue;
+      scores[summary.benchmarks[c]] = json_number_or_null(s.scores[c]);
+      directories[summary.benchmarks[c]] = results[*s.result_index[c]].dir.path.string();
+    }
+    systems.push_back({
+        {"submitter", json_string_or_null(s.submitter)},
+        {"system", json_string_or_null(s.system)},
+        {"system_name", json_string_or_null(s.system_name)},
+        {"division", json_string_or_null(s.division)},
+        {"availability", json_string_or_null(s.availability)},
+        {"accelerator_model_name", json_string_or_null(s.accelerator_model_name)},
+        {"accelerator_count", s.accelerator_count ? nlohmann::json(*s.accelerator_count) : nlohmann::json()},
+        {"host_processor_model_name", json_string_or_null(s.host_processor_model_name)},
+        {"framework", json_string_or_null(s.framework)},
+        {"system_description", json_string_or_null(s.system_description)},
+        {"scores", scores},
+        {"directories", directories},
+    });
+  }
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& r : results) all.push_back(to_json(r, pass));
+  return {{"rulesets", summary.rulesets},
+          {"benchmarks", summary.benchmarks},
+          {"systems", systems},
+          {"results", all},
+          {"warnings", summary.warnings}};
+}
+
+void write_summary(std::ostream& out, const Summary& summary, const std::vector<DirectoryResult>& results,
+                   ReportFormat format, RcpPass pass) {
+  switch (format) {
+    case ReportFormat::kJson:
+      out << to_json(summary, results, pass).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+      break;
+    case ReportFormat::kCsv: {
+      std::vector<std::string> header = kDescriptionColumns;
+      header.insert(header.end(), summary.benchmarks.begin(), summary.benchmarks.end());
+      for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_field(header[i]);
+      out << '\n';
+      for (const auto& s : summary.systems) {
+        auto row = description_cells(s);
+        for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) row.push_back(score_cell(s, c, "", is_inference_column(summary.benchmarks[c])));
+        for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_field(row[i]);
+        out << '\n';
+      }
+      break;
+    }
+    case ReportFormat::kMarkdown: {
+      std::vector<std::string> header = kDescriptionColumns;
+      header.insert(header.end(), summary.benchmarks.begin(), summary.benchmarks.end());
+      out << '|';
+      for (const auto& h : header) out << ' ' << markdown_cell(h) << " |";
+      out << "\n|";
+      for (std::size_t i = 0; i < header.size(); ++i) out << (i < kDescriptionColumns.size() ? "---|" : "---:|");
+      out << '\n';
+      for (const auto& s : summary.systems) {
+        out << '|';
+        for (const auto& cell : description_cells(s)) out << ' ' << markdown_cell(cell) << " |";
+        for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) out << ' ' << score_cell(s, c, "", is_inference_column(summary.benchmarks[c])) << " |";
+        out << '\n';
+      }
+      break;
+    }
+    case ReportFormat::kTable: {
+      std::vector<std::string> header = kTableHeaders;
+      header.insert(header.end(), summary.benchmarks.begin(), summary.benchmarks.end());
+      std::vector<std::vector<std::string>> table;
+      for (const auto& s : summary.systems) {
+        auto row = description_cells(s);
+        for (auto& cell : row) {
+          if (cell.empty()) cell = "-";
+        }
+        for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) row.push_back(score_cell(s, c, "-", is_inference_column(summary.benchmarks[c])));
+        table.push_back(std::move(row));
+      }
+      std::vector<std::size_t> width(header.size());
+      for (std::size_t i = 0; i < header.size(); ++i) {
+        width[i] = display_width(header[i]);
+        for (const auto& row : table) width[i] = std::max(width[i], display_width(row[i]));
+      }
+      bool inference = std::any_of(summary.benchmarks.begin(), summary.benchmarks.end(), is_inference_column);
+      if (!summary.rulesets.empty() || !inference) {
+        fmt::print(out, "Scores in minutes (time to train × RCP normalization factor), ruleset {}\n",
+                   summary.rulesets.empty() ? std::string("-") : fmt::format("{}", fmt::join(summary.rulesets, ", ")));
+      }
+      if (inference) {
+        fmt::print(out, "Inference: Performance_Result per <model>/<scenario> as the official results table "
+                        "(Tokens/s, Samples/s, Queries/s or Latency (ms))\n");
+      }
+      auto print_row = [&](const std::vector<std::string>& row) {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) {
+          bool figure = i == 6 || i >= kTableHeaders.size();  // counts and scores right-aligned
+          line += (i ? "  " : "") + pad(row[i], width[i], figure);
+        }
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        out << line << '\n';
+      };
+      print_row(header);
+      for (const auto& row : table) print_row(row);
+      break;
+    }
+  }
+}
+
+}  // namespace mlperf

@@ -1,0 +1,182 @@
+#include "mlperf/training/follow.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace mlperf {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<double> number(const nlohmann::json& j) {
+  if (j.is_number()) return j.get<double>();
+  return std::nullopt;
+}
+
+std::optional<double> member_number(const nlohmann::json& object, const char* name) {
+  if (!object.is_object()) return std::nullopt;
+  auto it = object.find(name);
+  return it == object.end() ? std::nullopt : number(*it);
+}
+
+}  // namespace
+
+FollowState::FollowState(const DataContext& data, std::optional<Ruleset> ruleset)
+    : data_(data), given_ruleset_(ruleset) {}
+
+void FollowState::reset() {
+  view_ = FollowUpdate{};
+  run_start_ms_.reset();
+  batch_size_.reset();
+  facts_ = nullptr;
+  ruleset_.reset();
+}
+
+void FollowState::resolve() {
+  if (!facts_ && !view_.benchmark.empty()) facts_ = data_.facts().find(view_.benchmark);
+  if (!facts_) return;
+  if (!ruleset_) {
+    if (given_ruleset_) {
+      ruleset_ = given_ruleset_;
+    } else if (run_start_ms_) {
+      Run probe;  // guess_ruleset reads only the run_start of its runs
+      probe.run_start = EventMark{*run_start_ms_, 0};
+      std::string reason;
+      ruleset_ = guess_ruleset(view_.benchmark, {probe}, data_, reason);
+    }
+    if (!ruleset_) return;
+  }
+  if (!view_.rcp_mean_samples && batch_size_) {
+    try {
+      auto records = data_.rcps(*facts_, *ruleset_);
+      // The record of this batch size, else the nearest one (the RCP check interpolates;
+      // the live view only needs the order of magnitude of the samples to expect).
+      const RcpRecord* best = nullptr;
+      for (const auto& r : *records) {
+        if (!best || std::llabs(r.batch_size - *batch_size_) < std::llabs(best->batch_size - *batch_size_)) best = &r;
+      }
+      if (best) view_.rcp_mean_samples = best->mean;
+    } catch (const std::exception&) {
+      // A malformed table: the view goes without an expectation; `score` reports the error.
+    }
+  }
+}
+
+bool FollowState::on_event(const Event& e) {
+  view_.time_ms = e.time_ms;
+  const std::string& key = e.key;
+  bool changed = false;
+  if (key == "submission_benchmark" && e.value.is_string()) {
+    view_.benchmark = e.value.get<std::string>();
+    resolve();
+  } else if (key == "global_batch_size") {
+    if (auto v = number(e.value)) batch_size_ = static_cast<long long>(*v);
+    resolve();
+  } else if (key == "run_start") {
+    if (!run_start_ms_) run_start_ms_ = e.time_ms;
+    resolve();
+    changed = true;
+  } else if (key == "tracked_stats") {
+    if (auto t = member_number(e.value, "throughput")) view_.throughput = t;
+  } else if (key == "eval_accuracy") {
+    if (auto v = number(e.value)) {
+      view_.eval_accuracy = v;
+      if (facts_ && ruleset_) {
+        if (const QualityTarget* target = facts_->quality_target(*ruleset_)) {
+          auto it = target->metrics.find("");
+          if (it != target->metrics.end() && it->second.contains(*v)) view_.quality_target_reached = true;
+        }
+      }
+      changed = true;
+    }
+  } else if (key == "run_stop") {
+    view_.final = true;
+    if (run_start_ms_) view_.minutes = (e.time_ms - *run_start_ms_) / 60000.0;
+    if (e.metadata.is_object() && e.metadata.contains("status") && e.metadata["status"].is_string()) {
+      view_.status = e.metadata["status"].get<std::string>();
+    } else {
+      view_.status = "no status";
+    }
+    changed = true;
+  }
+  for (const char* field : {"samples_count", "epoch_num"}) {
+    if (auto s = member_number(e.metadata, field)) {
+      if (!view_.samples || *s != *view_.samples) changed = changed || key == "block_stop" || key == "eval_accuracy";
+      view_.samples = s;
+      break;
+    }
+  }
+  if (run_start_ms_) view_.elapsed_minutes = (e.time_ms - *run_start_ms_) / 60000.0;
+  if (view_.elapsed_minutes && view_.samples && *view_.samples > 0 && view_.rcp_mean_samples) {
+    view_.projected_minutes = *view_.elapsed_minutes * *view_.rcp_mean_samples / *view_.samples;
+  }
+  return changed;
+}
+
+LogTail::Change LogTail::poll(const std::function<void(std::uint64_t, std::string_view)>& on_line) {
+  int fd = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return Change::kMissing;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Change::kMissing;
+  }
+  std::pair<dev_t, ino_t> identity{st.st_dev, st.st_ino};
+  bool restarted = false;
+  if (identity_ && (*identity_ != identity || static_cast<std::uint64_t>(st.st_size) < offset_)) {
+    offset_ = 0;
+    line_ = 0;
+    partial_.clear();
+    restarted = true;
+  }
+  identity_ = identity;
+  if (restarted) {
+    ::close(fd);
+    return Change::kRestarted;
+  }
+  std::string block(kBlock, '\0');
+  ssize_t n = ::pread(fd, block.data(), block.size(), static_cast<off_t>(offset_));
+  ::close(fd);
+  if (n <= 0) return Change::kNone;
+  offset_ += static_cast<std::uint64_t>(n);
+  block.resize(static_cast<std::size_t>(n));
+  std::size_t start = 0;
+  for (std::size_t nl = block.find('\n'); nl != std::string::npos; nl = block.find('\n', start)) {
+    std::string_view piece(block.data() + start, nl - start);
+    ++line_;
+    if (partial_.empty()) {
+      if (!piece.empty() && piece.back() == '\r') piece.remove_suffix(1);
+      on_line(line_, piece);
+    } else {
+      partial_.append(piece);
+      if (!partial_.empty() && partial_.back() == '\r') partial_.pop_back();
+      on_line(line_, partial_);
+      partial_.clear();
+    }
+    start = nl + 1;
+  }
+  // A partial last line waits for the rest; one longer than any MLLOG line is cut short.
+  if (partial_.size() < 64 * kBlock) partial_.append(block, start, std::string::npos);
+  return Change::kRead;
+}
+
+std::optional<fs::path> newest_log(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return path;
+  std::optional<fs::path> best;
+  fs::file_time_type best_time;
+  for (const auto& e : fs::directory_iterator(path, ec)) {
+    std::string name = e.path().filename().string();
+    if (!(name.ends_with(".log") || name.ends_with(".txt")) || !e.is_regular_file(ec)) continue;
+    auto t = e.last_write_time(ec);
+    if (ec) continue;
+    if (!best || t > best_time || (t == best_time && name > best->filename().string())) best = e.path(), best_time = t;
+  }
+  return best;
+}
+
+}  // namespace mlperf

@@ -1,0 +1,517 @@
+#include "mlperf/training/score.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "mlperf/training/olympic.h"
+#include "mlperf/mllog/parallel.h"
+
+namespace mlperf {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Reads a small JSON file (system description, scaling.json); nullopt with `error` set.
+std::optional<nlohmann::json> read_small_json(const fs::path& file, std::string& error) {
+  std::ifstream in(file);
+  if (!in) {
+    error = fmt::format("{}: cannot open", file.string());
+    return std::nullopt;
+  }
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    error = fmt::format("{}: invalid JSON: {}", file.string(), e.what());
+    return std::nullopt;
+  }
+}
+
+std::string most_common(const std::vector<Run>& runs, std::string Run::*field) {
+  std::map<std::string, int> counts;
+  for (const auto& r : runs) {
+    if (!(r.*field).empty()) ++counts[r.*field];
+  }
+  std::string best;
+  int best_count = 0;
+  for (const auto& [value, count] : counts) {
+    if (count > best_count) best = value, best_count = count;
+  }
+  return best;
+}
+
+// The part each run plays in the olympic mean (§3): the fastest `drop` counted runs and the
+// slowest `drop − dropped` are trimmed; ties keep file order.
+std::vector<std::string> olympic_roles(const std::vector<Run>& runs, int dropped, int drop) {
+  std::vector<std::string> roles(runs.size());
+  std::vector<std::size_t> counted;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].counted()) {
+      counted.push_back(i);
+      roles[i] = "counted";
+    } else {
+      roles[i] = "dropped: " + (runs[i].drop_reasons.empty() ? std::string("no time to train")
+                                                             : fmt::format("{}", fmt::join(runs[i].drop_reasons, "; ")));
+    }
+  }
+  if (dropped > drop) return roles;
+  std::stable_sort(counted.begin(), counted.end(),
+                   [&](std::size_t a, std::size_t b) { return *runs[a].minutes < *runs[b].minutes; });
+  const long n = static_cast<long>(counted.size());
+  for (long k = 0; k < n; ++k) {
+    if (k < drop) {
+      roles[counted[k]] = "trimmed (fastest)";
+    } else if (k >= n - (drop - dropped)) {
+      roles[counted[k]] = "trimmed (slowest)";
+    }
+  }
+  return roles;
+}
+
+// The runs of a directory read ahead by score_directories (all files of all directories on
+// one pool), waiting for score_directory to take them.
+struct ReadAhead {
+  RunOptions options;                      // what the files were read with
+  std::vector<std::optional<Run>> runs;    // per result file; nullopt when unreadable
+  std::vector<std::string> errors;         // per result file: why it is unreadable
+};
+
+// The Runs of `dir`'s result files, in order, and the errors of the unreadable ones: taken
+// from `ahead` (may be null) when it was read with the same options, else read now.
+void read_result_files(const BenchmarkDir& dir, const Facts& facts, const RunOptions& run_options,
+                       ReadAhead* ahead, std::vector<Run>& runs, std::vector<std::string>& errors) {
+  if (ahead != nullptr && ahead->runs.size() == dir.result_files.size() &&
+      ahead->options.ruleset == run_options.ruleset &&
+      ahead->options.bert_train_samples == run_options.bert_train_samples) {
+    for (std::size_t i = 0; i < ahead->runs.size(); ++i) {
+      if (ahead->runs[i]) {
+        runs.push_back(std::move(*ahead->runs[i]));
+      } else {
+        errors.push_back(std::move(ahead->errors[i]));
+      }
+    }
+    return;
+  }
+  for (const auto& file : dir.result_files) {
+    try {
+      runs.push_back(read_run(file, dir.benchmark_name, facts, run_options));
+    } catch (const std::exception& e) {
+      errors.push_back(e.what());
+    }
+  }
+}
+
+}  // namespace
+
+// YYYY-MM-DD (UTC) of a time in milliseconds since the epoch.
+std::string utc_date(double time_ms) {
+  using namespace std::chrono;
+  auto days = floor<std::chrono::days>(sys_time<milliseconds>(milliseconds(static_cast<long long>(time_ms))));
+  year_month_day ymd(days);
+  return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                     static_cast<unsigned>(ymd.day()));
+}
+
+std::optional<Ruleset> guess_ruleset(const std::string& benchmark, const std::vector<Run>& runs,
+                                     const DataContext& data, std::string& reason) {
+  std::optional<double> first;
+  for (const auto& r : runs) {
+    if (r.run_start && (!first || r.run_start->time_ms < *first)) first = r.run_start->time_ms;
+  }
+  std::vector<Ruleset> rounds;
+  for (const auto& [ruleset, names] : data.facts().rounds) {
+    if (std::find(names.begin(), names.end(), benchmark) != names.end()) rounds.push_back(ruleset);
+  }
+  if (!first || rounds.empty()) return std::nullopt;
+  std::string date = utc_date(*first);
+  std::vector<std::string> listed;
+  for (const auto& r : rounds) listed.push_back(r.str());
+  for (const auto& r : rounds) {
+    auto published = data.round_dates().find(r);
+    if (published != data.round_dates().end() && date <= published->second) {
+      reason = fmt::format("{} is in rounds {}; the logs start on {}, before {} was published ({})", benchmark,
+                           fmt::join(listed, ", "), date, r.str(), published->second);
+      return r;
+    }
+  }
+  reason = fmt::format("{} is in rounds {}; the logs start on {}, after every round's publication: the newest",
+                       benchmark, fmt::join(listed, ", "), date);
+  return rounds.back();
+}
+
+namespace {
+
+// The published figure for `benchmark` on `platform`: under `ruleset`, else under the newest
+// other round that has one (the report names that round). Null when none.
+const ExpectedResult* find_expected_any_round(const ExpectedResults& expected, const Ruleset& ruleset,
+                                              const std::string& benchmark, const std::string& platform) {
+  if (const ExpectedResult* e = expected.find(ruleset, benchmark, platform)) return e;
+  const ExpectedResult* best = nullptr;
+  for (const auto& e : expected.results) {
+    if (e.benchmark == benchmark && e.platform == platform && (!best || best->ruleset < e.ruleset)) best = &e;
+  }
+  return best;
+}
+
+// `values` repeated in turn up to `n` entries: a full set whose runs behave like these.
+template <typename T>
+std::vector<T> repeated_to(const std::vector<T>& values, std::size_t n) {
+  std::vector<T> out;
+  for (std::size_t i = 0; !values.empty() && i < n; ++i) out.push_back(values[i % values.size()]);
+  return out;
+}
+
+// score_directory with the runs score_directories read ahead (null: read them here).
+DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options,
+                                     ReadAhead* ahead) {
+  DirectoryResult out;
+  out.dir = dir;
+  if (options.ruleset) {
+    out.ruleset = *options.ruleset;
+    out.ruleset_source = "--ruleset";
+  } else if (dir.path_ruleset) {
+    out.ruleset = *dir.path_ruleset;
+    out.ruleset_source = "path";
+  } else {
+    out.ruleset = data.facts().newest_ruleset();
+    out.ruleset_source = "newest shipped";
+  }
+  RunOptions run_options{out.ruleset, options.bert_train_samples, options.compliance_rules};
+
+  read_result_files(dir, data.facts(), run_options, ahead, out.runs, out.errors);
+
+  // Benchmark and division: what the logs say (the folder name when they are silent).
+  out.benchmark = most_common(out.runs, &Run::benchmark);
+  if (out.benchmark.empty()) out.benchmark = dir.benchmark_name;
+  if (!options.ruleset && !dir.path_ruleset) {  // no --ruleset, no round in the path: guess
+    std::string reason;
+    if (auto guessed = guess_ruleset(out.benchmark, out.runs, data, reason)) {
+      out.ruleset_source = "guessed";
+      out.ruleset_reason = reason;
+      if (*guessed != out.ruleset) {
+        out.ruleset = *guessed;
+        run_options = RunOptions{out.ruleset, options.bert_train_samples, options.compliance_rules};
+        out.runs.clear();
+        out.errors.clear();
+        read_result_files(dir, data.facts(), run_options, nullptr, out.runs, out.errors);
+      }
+    }
+  }
+  std::set<std::string> benchmarks;
+  for (const auto& r : out.runs) {
+    if (!r.benchmark.empty()) benchmarks.insert(r.benchmark);
+  }
+  if (benchmarks.size() > 1) {
+    out.warnings.push_back(fmt::format("runs name different benchmarks: {}", fmt::join(benchmarks, ", ")));
+  }
+  out.division = most_common(out.runs, &Run::division);
+  if (out.division.empty()) out.division = "closed";
+
+  const BenchmarkFacts* facts = data.facts().find(out.benchmark);
+  if (facts) {
+    out.required_runs = facts->required_runs;
+    out.olympic_drop = facts->olympic_drop;
+    auto round = data.facts().rounds.find(out.ruleset);
+    if (round != data.facts().rounds.end() &&
+        std::find(round->second.begin(), round->second.end(), out.benchmark) == round->second.end()) {
+      out.warnings.push_back(
+          fmt::format("{} is not a benchmark of the {} round", out.benchmark, out.ruleset.str()));
+    }
+  } else {
+    out.warnings.push_back(fmt::format("unknown benchmark \"{}\": no facts, no RCP check", out.benchmark));
+  }
+
+  // Platform: the system description first, then the logs (spec/devices.md).
+  if (dir.system_description) {
+    std::string error;
+    if (auto doc = read_small_json(*dir.system_description, error)) {
+      if (doc->is_object() && doc->contains("accelerator_model_name") && (*doc)["accelerator_model_name"].is_string()) {
+        out.accelerator_model_name = (*doc)["accelerator_model_name"].get<std::string>();
+      }
+    } else {
+      out.warnings.push_back(error);
+    }
+  }
+  std::vector<std::string> logged_platforms;
+  for (const auto& r : out.runs) {
+    if (!r.platform.empty()) logged_platforms.push_back(r.platform);
+  }
+  out.platform = tag_platform(data.platforms(), out.accelerator_model_name, logged_platforms);
+  if (options.probed_platform) {  // `--probe`: the node the tool runs on (device_probe.h)
+    const PlatformTag& probed = *options.probed_platform;
+    const char* who = out.platform.source == "log" ? "the logs say" : "the system description says";
+    // A system description naming another accelerator (e.g. an NVIDIA GPU) is a platform
+    // too: it keeps its tag. Placeholders and system names in the logs give way to the probe.
+    bool named_elsewhere = !out.platform.known && out.platform.source == "system description";
+    if (!out.platform.known && !named_elsewhere) {
+      if (!out.platform.name.empty()) {
+        out.warnings.push_back(fmt::format("{} \"{}\", not a known platform; tagged {} from this node (probe)", who,
+                                           out.platform.name, probed.name));
+      }
+      out.platform = probed;
+    } else if (out.platform.name != probed.name) {  // known, or named by the system description
+      out.warnings.push_back(
+          fmt::format("{} {} but this node holds {} (probe)", who, out.platform.name, probed.name));
+    }
+  }
+
+  // Time to train and the olympic mean (§2, §3).
+  std::vector<double> counted;
+  int dropped = 0;
+  for (const auto& r : out.runs) {
+    if (r.counted()) {
+      counted.push_back(*r.minutes);
+    } else {
+      ++dropped;
+    }
+    if (r.parse_error_count > 0) {
+      out.warnings.push_back(fmt::format("{}: {} MLLOG line(s) failed to parse; first at line {}: {}",
+                                         r.file, r.parse_error_count, r.parse_errors.front().line,
+                                         r.parse_errors.front().message));
+    }
+  }
+  int drop = out.olympic_drop;
+  // Fewer result files than required (a first run, a partial set): nothing is trimmed and the
+  // set is judged as a full one whose runs behave like these, marked as projected (issue #14).
+  const bool incomplete = out.required_runs > 0 && static_cast<int>(dir.result_files.size()) < out.required_runs;
+  std::optional<double> projected_olympic;
+  // The official summarizer scores any number of logs: where its olympic mean exists for a
+  // partial set, it is reported as it is (verdict still incomplete); the projection comes beside it.
+  const std::optional<double> official_olympic = olympic_mean(counted, dropped, drop);
+  if (incomplete) {
+    out.olympic_minutes = official_olympic;
+    out.run_roles = official_olympic ? olympic_roles(out.runs, dropped, drop) : olympic_roles(out.runs, 0, 0);
+    std::vector<double> all_minutes;
+    for (const auto& r : out.runs) all_minutes.push_back(r.counted() ? *r.minutes : NAN);
+    std::vector<double> full_counted;
+    int full_dropped = 0;
+    for (double m : repeated_to(all_minutes, static_cast<std::size_t>(out.required_runs))) {
+      if (std::isnan(m)) {
+        ++full_dropped;
+      } else {
+        full_counted.push_back(m);
+      }
+    }
+    if (!all_minutes.empty()) projected_olympic = olympic_mean(full_counted, full_dropped, drop);
+    out.warnings.push_back(fmt::format("incomplete ({} of {} runs): no verdict; figures for a full set marked projected",
+                                       dir.result_files.size(), out.required_runs));
+  } else {
+    out.olympic_minutes = olympic_mean(counted, dropped, drop);
+    out.run_roles = olympic_roles(out.runs, dropped, drop);
+  }
+  if (!out.olympic_minutes && !incomplete) {
+    out.warnings.push_back(dropped > drop
+                               ? fmt::format("{} runs dropped, at most {} allowed: no valid score", dropped, drop)
+                               : fmt::format("too few counted runs ({}) for an olympic mean", counted.size()));
+  }
+
+  // Convergence against the RCPs (§4).
+  std::optional<RcpVerdict> projected_rcp;
+  if (facts && !facts->official_rcp_check) {
+    out.rcp = RcpVerdict{};
+    out.rcp.rcp_case = RcpCase::kNotChecked;
+    out.rcp.normalization_factor = std::numeric_limits<double>::quiet_NaN();  // none computed; the score is × 1.0
+    out.rcp.message = fmt::format(
+        "not checked: the official RCP checker has no entry for {} in its table of submission runs, so the "
+        "official summarizer reports the score unscaled with no RCP verdict",
+        out.benchmark);
+  } else if (facts) {
+    RcpSubmission sub;
+    sub.benchmark = out.benchmark;
+    sub.ruleset = out.ruleset;
+    sub.olympic_drop = facts->olympic_drop;
+    sub.required_runs = facts->required_runs;
+    // The runs must agree on the batch size (§4.1). A run that logs no global_batch_size (the
+    // empty log of a job that died at once) takes no part; one whose value is no integer
+    // (a string, a fraction) leaves the batch size undetermined.
+    std::set<long long> sizes;
+    bool unreadable_size = false;
+    for (const auto& r : out.runs) {
+      sub.samples_to_converge.push_back(r.converged ? r.samples_to_converge : kNotConverged);
+      if (r.global_batch_size) {
+        sizes.insert(*r.global_batch_size);
+      } else if (r.key_census.count("global_batch_size") > 0) {
+        unreadable_size = true;
+      }
+    }
+    if (!unreadable_size && sizes.size() == 1 && benchmarks.size() <= 1) sub.batch_size = *sizes.begin();
+    if (sizes.size() > 1) {
+      out.warnings.push_back(fmt::format("runs use different global batch sizes: {}", fmt::join(sizes, ", ")));
+    }
+    try {
+      auto records = data.rcps(*facts, out.ruleset);
+      std::vector<RcpRecord> set = options.rcp_pass == RcpPass::kPruned ? prune_rcps(*records) : *records;
+      out.rcp = check_rcp(set, sub);
+      if (incomplete) {
+        // The set judged as a full one whose runs converge like these (repeated in turn).
+        RcpSubmission full = sub;
+        full.samples_to_converge = repeated_to(sub.samples_to_converge, facts->required_runs);
+        projected_rcp = check_rcp(set, full);
+        out.projected_rcp = projected_rcp;
+      }
+    } catch (const std::exception& e) {
+      out.rcp = RcpVerdict{};
+      out.rcp.message = e.what();
+      out.errors.push_back(e.what());
+    }
+  } else {
+    out.rcp.message = "unknown benchmark: no RCP check";
+  }
+
+  // The score (§5). Convergence against the RCPs binds the closed division only (MLPerf
+  // Training rules); an open result is scored with the factor the check gives (1.0 on a fail).
+  bool rcp_required = out.division != "open";
+  if (!rcp_required && !out.rcp.passed && out.rcp.rcp_case != RcpCase::kNotChecked) {
+    out.warnings.push_back("RCP check failed; not required in the open division");
+  }
+  const bool rcp_not_checked = out.rcp.rcp_case == RcpCase::kNotChecked;
+  if (rcp_not_checked) out.warnings.push_back("RCP " + out.rcp.message);
+  bool rcp_ok = out.rcp.passed || !rcp_required || rcp_not_checked;
+  // The score is reported whatever the RCP verdict (olympic mean × 1.0 on a fail); the verdict fails.
+  if (out.olympic_minutes) {
+    out.score_minutes = *out.olympic_minutes * (out.rcp.passed ? out.rcp.normalization_factor : 1.0);
+  }
+  if (projected_olympic) {
+    const RcpVerdict& p = projected_rcp ? *projected_rcp : out.rcp;
+    out.projected_score_minutes = *projected_olympic * (p.passed ? p.normalization_factor : 1.0);
+  }
+  out.passed = out.olympic_minutes.has_value() && rcp_ok;
+  out.verdict = incomplete ? "incomplete" : out.passed ? "passed" : "failed";
+
+  // scaling.json: reported, never modified (§5).
+  fs::path scaling = dir.path / "scaling.json";
+  std::error_code ec;
+  if (fs::is_regular_file(scaling, ec)) {
+    std::string error;
+    auto doc = read_small_json(scaling, error);
+    if (doc && doc->is_object() && doc->contains("scaling_factor") && (*doc)["scaling_factor"].is_number()) {
+      out.scaling_json_factor = (*doc)["scaling_factor"].get<double>();
+      double computed = out.rcp.passed ? out.rcp.normalization_factor : 1.0;  // what the checker writes
+      if (std::fabs(*out.scaling_json_factor - computed) > 1e-9 * std::max(1.0, std::fabs(computed))) {
+        out.warnings.push_back(fmt::format("scaling.json says {} but the RCP rules give {}",
+                                           *out.scaling_json_factor, computed));
+      }
+    } else {
+      out.warnings.push_back(doc ? fmt::format("{}: no numeric scaling_factor", scaling.string()) : error);
+    }
+  }
+
+  // Expected result for the platform.
+  std::optional<double> measured = out.score_minutes ? out.score_minutes : out.projected_score_minutes;
+  if (measured && out.platform.known) {
+    if (const ExpectedResult* e =
+            find_expected_any_round(data.expected(), out.ruleset, out.benchmark, out.platform.name)) {
+      out.expected = compare_expected(*e, *measured, options.tolerance_percent);
+    }
+  }
+  for (const auto& err : out.errors) out.warnings.push_back(err);
+  return out;
+}
+
+// The ruleset `dir` is judged under (as score_directory_with chooses it).
+Ruleset ruleset_of(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options) {
+  return options.ruleset ? *options.ruleset : dir.path_ruleset ? *dir.path_ruleset : data.facts().newest_ruleset();
+}
+
+// The official summarizer reads every log through the compliance checker and drops the logs
+// it rejects (result_summarizer.py _read_result_file): scoring does the same, with the
+// official configs for the rulesets `dirs` are judged under, unless `options` brings its rules
+// (check). Rules that cannot be loaded leave scoring to §2's own conditions; `problem` says why.
+struct SummarizerRules {
+  ScoreOptions options;
+  std::unique_ptr<compliance::RuleLibrary> library;
+  std::string problem;
+};
+
+SummarizerRules with_compliance_rules(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
+                                      const ScoreOptions& options) {
+  SummarizerRules out{options, nullptr, ""};
+  if (options.compliance_rules) return out;
+  try {
+    out.library = std::make_unique<compliance::RuleLibrary>(load_compliance_rules(dirs, data, options));
+    out.options.compliance_rules = out.library.get();
+  } catch (const std::exception& e) {
+    out.problem = fmt::format("official compliance rules not loaded ({}): runs judged by scoring.md §2 only", e.what());
+  }
+  return out;
+}
+
+}  // namespace
+
+compliance::RuleLibrary load_compliance_rules(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
+                                              const ScoreOptions& options) {
+  std::set<Ruleset> rulesets;
+  bool guessed = false;  // a directory whose ruleset is guessed from its logs may need any folder
+  for (const auto& d : dirs) {
+    if (d.loadgen) continue;
+    rulesets.insert(ruleset_of(d, data, options));
+    guessed = guessed || (!options.ruleset && !d.path_ruleset);
+  }
+  if (rulesets.empty()) return {};
+  const std::filesystem::path root = data.root() / "configs" / "compliance";
+  return guessed ? compliance::RuleLibrary::load(root) : compliance::RuleLibrary::load(root, rulesets);
+}
+
+DirectoryResult score_training_directory(const BenchmarkDir& dir, const DataContext& data,
+                                         const ScoreOptions& options) {
+  SummarizerRules rules = with_compliance_rules({dir}, data, options);
+  DirectoryResult result = score_directory_with(dir, data, rules.options, nullptr);
+  if (!rules.problem.empty()) result.warnings.push_back(rules.problem);
+  return result;
+}
+
+std::vector<DirectoryResult> score_training_directories(const std::vector<BenchmarkDir>& dirs,
+                                                        const DataContext& data, const ScoreOptions& given_options) {
+  SummarizerRules rules = with_compliance_rules(dirs, data, given_options);
+  const ScoreOptions& options = rules.options;
+  const unsigned threads = default_threads();
+  // 1. Every result file of every directory on one pool, the biggest first so that the
+  //    threads finish together (a few directories still use every core).
+  std::vector<ReadAhead> ahead(dirs.size());
+  struct FileJob {
+    std::size_t dir;
+    std::size_t file;
+    std::uintmax_t bytes;
+  };
+  std::vector<FileJob> jobs;
+  for (std::size_t d = 0; d < dirs.size(); ++d) {
+    // The ruleset as score_directory chooses it (a mismatch only means reading again there).
+    Ruleset ruleset = ruleset_of(dirs[d], data, options);
+    ahead[d].options = RunOptions{ruleset, options.bert_train_samples, options.compliance_rules};
+    ahead[d].runs.resize(dirs[d].result_files.size());
+    ahead[d].errors.resize(dirs[d].result_files.size());
+    for (std::size_t f = 0; f < dirs[d].result_files.size(); ++f) {
+      std::error_code ec;
+      std::uintmax_t bytes = fs::file_size(dirs[d].result_files[f], ec);
+      jobs.push_back({d, f, ec ? 0 : bytes});
+    }
+  }
+  std::stable_sort(jobs.begin(), jobs.end(), [](const FileJob& a, const FileJob& b) { return a.bytes > b.bytes; });
+  parallel_for(jobs.size(), threads, [&](std::size_t j) {
+    const FileJob& job = jobs[j];
+    const BenchmarkDir& dir = dirs[job.dir];
+    ReadAhead& slot = ahead[job.dir];
+    try {
+      slot.runs[job.file] = read_run(dir.result_files[job.file], dir.benchmark_name, data.facts(), slot.options);
+    } catch (const std::exception& e) {
+      slot.errors[job.file] = e.what();
+    }
+  });
+  // 2. Score each directory from its runs; results in the order given.
+  std::vector<DirectoryResult> results(dirs.size());
+  parallel_for(dirs.size(), threads, [&](std::size_t d) {
+    results[d] = score_directory_with(dirs[d], data, options, &ahead[d]);
+    if (!rules.problem.empty()) results[d].warnings.push_back(rules.problem);
+    ahead[d] = ReadAhead{};
+  });
+  return results;
+}
+
+}  // namespace mlperf

@@ -1,0 +1,186 @@
+// The reproducer's path (issue #14): logs named as run scripts name them, a first single
+// run, a partial set, and the ruleset guessed from the logs' dates.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "../test_support.h"
+
+namespace mlperf {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::binary;
+using testing::q;
+using testing::example_system;
+using testing::run_command;
+using testing::TempDir;
+
+
+const fs::path kLlama8b = "llama31_8b";
+
+// AMD's ten llama31_8b logs, renamed <DATESTAMP>_<N>.log (N = 1..10 for result_0..9.txt),
+// in `dir`, outside any training_results_vX.Y path; a README.txt beside them.
+void renamed_logs(const fs::path& dir) {
+  fs::create_directories(dir);
+  for (int n = 1; n <= 10; ++n) {
+    fs::copy_file(example_system() / kLlama8b / ("result_" + std::to_string(n - 1) + ".txt"),
+                  dir / ("251009120000_" + std::to_string(n) + ".log"));
+  }
+  testing::write_file(dir / "README.txt", "notes, no MLLOG here\n");
+}
+
+nlohmann::json score_json(const std::string& args, int& status) {
+  auto r = run_command(binary() + " score --format json " + args + " 2>/dev/null");
+  status = r.status;
+  auto doc = nlohmann::json::parse(r.out);
+  if (doc["results"].size() != 1) throw std::logic_error("expected one result: " + r.out);
+  return doc["results"][0];
+}
+
+TEST(CliReproducer, RunScriptNamesScoreWithTheRulesetGiven) {
+  TempDir tmp;
+  renamed_logs(tmp.path() / "runs");
+  int status = -1;
+  auto r = score_json("--ruleset 5.1.0 " + q(tmp.path() / "runs"), status);
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(r["file_rule"], "run-script names");
+  ASSERT_EQ(r["runs"].size(), 10u);
+  EXPECT_EQ(r["runs"][0]["file"], (tmp.path() / "runs/251009120000_1.log").string());
+  EXPECT_EQ(r["runs"][9]["file"], (tmp.path() / "runs/251009120000_10.log").string());
+  ASSERT_EQ(r["ignored_files"].size(), 1u);
+  EXPECT_EQ(r["ignored_files"][0], (tmp.path() / "runs/README.txt").string());
+  EXPECT_EQ(r["ruleset_source"], "--ruleset");
+  EXPECT_NEAR(r["score_minutes"].get<double>(), 99.70854353631518, 1e-9);
+  EXPECT_EQ(r["verdict"], "passed");
+  EXPECT_EQ(r["runs_required"], 10);
+  EXPECT_DOUBLE_EQ(r["expected"]["published_minutes"].get<double>(), 99.71);
+  EXPECT_EQ(r["expected"]["ruleset"], "5.1.0");
+}
+
+TEST(CliReproducer, RunScriptNamesScoreThroughTheGuessedRuleset) {
+  TempDir tmp;
+  renamed_logs(tmp.path() / "runs");
+  int status = -1;
+  auto r = score_json(q(tmp.path() / "runs"), status);
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(r["ruleset"], "5.1.0");
+  EXPECT_EQ(r["ruleset_source"], "guessed");
+  EXPECT_EQ(r["ruleset_reason"],
+            "llama31_8b is in rounds 5.1.0, 6.0.0, 6.1.0; the logs start on 2025-10-08, before 5.1.0 was "
+            "published (2025-11-12)");
+  EXPECT_NEAR(r["score_minutes"].get<double>(), 99.70854353631518, 1e-9);
+  EXPECT_DOUBLE_EQ(r["expected"]["published_minutes"].get<double>(), 99.71);
+
+  auto table = run_command(binary() + " score " + q(tmp.path() / "runs") + " 2>/dev/null");
+  EXPECT_NE(table.out.find("score          99.71 minutes   PASSED"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("files      10 taken by run-script names; ignored: README.txt"), std::string::npos);
+}
+
+TEST(CliReproducer, MllogContentAndGlobChooseTheFiles) {
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "runs";
+  fs::create_directories(dir);
+  for (int n : {1, 2, 10}) {
+    fs::copy_file(example_system() / kLlama8b / ("result_" + std::to_string(n - 1) + ".txt"),
+                  dir / ("run" + std::to_string(n) + ".log"));
+  }
+  testing::write_file(dir / "notes.txt", "no MLLOG\n");
+  int status = -1;
+  auto r = score_json("--ruleset 5.1.0 " + q(dir), status);
+  EXPECT_EQ(r["file_rule"], "MLLOG content");
+  ASSERT_EQ(r["runs"].size(), 3u);
+  EXPECT_EQ(r["runs"][2]["file"], (dir / "run10.log").string());  // natural order
+  EXPECT_EQ(r["ignored_files"][0], (dir / "notes.txt").string());
+  auto g = score_json("--ruleset 5.1.0 --glob 'run1*.log' " + q(dir), status);
+  EXPECT_EQ(g["file_rule"], "--glob run1*.log");
+  ASSERT_EQ(g["runs"].size(), 2u);
+}
+
+TEST(CliReproducer, ALoneFirstRunIsIncompleteWithItsFiguresAndTheProjection) {
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "first";
+  fs::create_directories(dir);
+  fs::copy_file(example_system() / kLlama8b / "result_1.txt", dir / "result_1.txt");
+  int status = -1;
+  auto r = score_json(q(dir), status);
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(r["verdict"], "incomplete");
+  EXPECT_EQ(r["passed"], false);
+  EXPECT_EQ(r["runs_required"], 10);
+  EXPECT_EQ(r["ruleset"], "5.1.0");  // guessed from the log's date
+  ASSERT_EQ(r["runs"].size(), 1u);
+  EXPECT_EQ(r["runs"][0]["role"], "counted");  // a lone run is never trimmed
+  const double minutes = r["runs"][0]["minutes"].get<double>();
+  EXPECT_NEAR(minutes, 102.68, 0.005);
+  EXPECT_TRUE(r["score_minutes"].is_null());
+  // The official checker on one run: no olympic mean of samples, so it fails with factor NaN (null).
+  EXPECT_EQ(r["rcp"]["passed"], false);
+  EXPECT_TRUE(r["rcp"]["normalization_factor"].is_null());
+  EXPECT_TRUE(r["rcp"]["rcp_mean"].is_number());
+  // The projection: ten runs converging like this one.
+  const auto& p = r["projected_rcp"];
+  EXPECT_EQ(p["case"], r["rcp"]["case"]);
+  EXPECT_TRUE(p["min_mean"].is_number());
+  const double samples = r["runs"][0]["samples_to_converge"].get<double>();
+  EXPECT_DOUBLE_EQ(p["submission_mean"].get<double>(), samples);
+  EXPECT_EQ(p["passed"], true);
+  // Ten runs like this one: olympic mean = its minutes, times the RCP factor.
+  EXPECT_NEAR(r["projected_score_minutes"].get<double>(), minutes * p["normalization_factor"].get<double>(), 1e-9);
+  EXPECT_DOUBLE_EQ(r["expected"]["published_minutes"].get<double>(), 99.71);
+  EXPECT_EQ(r["expected"]["projected"], true);
+
+  auto table = run_command(binary() + " score " + q(dir) + " 2>/dev/null");
+  EXPECT_EQ(table.status, 0);
+  EXPECT_NE(table.out.find("incomplete (1 of 10 runs)"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("published 99.71 minutes (about 100); projected"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("projected RCP  passed"), std::string::npos) << table.out;
+
+  auto check = run_command(binary() + " check " + q(dir) + " >/dev/null 2>&1");
+  EXPECT_NE(check.status, 0);  // check still fails run_count
+}
+
+TEST(CliReproducer, APublishedFigureOfAnotherRoundNamesIt) {
+  TempDir tmp;
+  renamed_logs(tmp.path() / "runs");
+  auto r = run_command(binary() + " score --ruleset 6.0.0 " + q(tmp.path() / "runs") + " 2>/dev/null");
+  EXPECT_NE(r.out.find("published 99.71 minutes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("that figure belongs to round 5.1.0; --ruleset 5.1.0 judges by its rules"), std::string::npos)
+      << r.out;
+}
+
+TEST(CliReproducer, FiveOfTenRunsAreIncompleteNotPassed) {
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "training_results_v5.1/AMD/results/MI355X_EPYC_9575F_pytorch/llama31_8b";
+  fs::create_directories(dir);
+  for (int n = 1; n <= 5; ++n) {
+    std::string name = "result_" + std::to_string(n) + ".txt";
+    fs::copy_file(example_system() / kLlama8b / name, dir / name);
+  }
+  int status = -1;
+  auto r = score_json(q(dir), status);
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(r["verdict"], "incomplete");
+  // The figures the official summarizer gives five logs (it scores any number of them): the
+  // olympic mean of the middle three, times the factor of an RCP check that passes.
+  std::vector<double> minutes;
+  for (const auto& run : r["runs"]) minutes.push_back(run["minutes"].get<double>());
+  std::sort(minutes.begin(), minutes.end());
+  ASSERT_EQ(minutes.size(), 5u);
+  EXPECT_DOUBLE_EQ(r["olympic_minutes"].get<double>(), (minutes[1] + minutes[2] + minutes[3]) / 3);
+  EXPECT_EQ(r["rcp"]["passed"], true);
+  EXPECT_DOUBLE_EQ(r["score_minutes"].get<double>(),
+                   r["olympic_minutes"].get<double>() * r["rcp"]["normalization_factor"].get<double>());
+  EXPECT_TRUE(r["projected_score_minutes"].is_number());
+  std::map<std::string, int> roles;
+  for (const auto& run : r["runs"]) ++roles[run["role"].get<std::string>()];
+  EXPECT_EQ(roles, (std::map<std::string, int>{{"counted", 3}, {"trimmed (fastest)", 1}, {"trimmed (slowest)", 1}}));
+  EXPECT_EQ(r["passed"], true);  // the figures pass; the verdict stays incomplete
+}
+
+}  // namespace
+}  // namespace mlperf

@@ -1,0 +1,144 @@
+// Discovery (src/mllog/discovery.cc): which folders are benchmark directories, their result files
+// in natural order, and what the path tells (submitter, system, ruleset).
+#include <gtest/gtest.h>
+
+#include "mlperf/mllog/discovery.h"
+#include "../test_support.h"
+
+namespace mlperf {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+using testing::write_file;
+
+std::vector<std::string> names(const BenchmarkDir& dir) {
+  std::vector<std::string> out;
+  for (const auto& f : dir.result_files) out.push_back(f.filename().string());
+  return out;
+}
+
+TEST(Discovery, ResultFilesInNaturalOrderThenUnnumberedByName) {
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "bert";
+  for (const char* name : {"result_10.txt", "result_9.txt", "result_0.txt", "result_b.txt", "result_a1.txt",
+                           "result_010.txt", "result_99999999999999999999.txt", "notes.txt", "result_1.log"}) {
+    write_file(dir / name, "");
+  }
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  ASSERT_EQ(dirs.size(), 1u);
+  EXPECT_TRUE(errors.empty());
+  // 010 and 10 tie on N and go by name; an N beyond long long sorts with the unnumbered.
+  EXPECT_EQ(names(dirs[0]), (std::vector<std::string>{"result_0.txt", "result_9.txt", "result_010.txt",
+                                                       "result_10.txt", "result_99999999999999999999.txt",
+                                                       "result_a1.txt", "result_b.txt"}));
+  EXPECT_EQ(dirs[0].benchmark_name, "bert");
+  EXPECT_FALSE(dirs[0].path_ruleset.has_value());
+}
+
+TEST(Discovery, RulesetFromTheLastRoundFolderOnThePath) {
+  TempDir tmp;
+  struct Case {
+    const char* folder;
+    std::optional<std::string> ruleset;
+  };
+  const Case cases[] = {
+      {"training_v5.1", "5.1.0"},          {"training_results_v4.1", "4.1.0"},
+      {"training_v5.0.2", "5.0.0"},        {"training_v5", std::nullopt},
+      {"training_v5.1.", std::nullopt},    {"training_v5.x", std::nullopt},
+      {"training_results5.1", std::nullopt}, {"my_training_v5.1", std::nullopt},
+      {"training_v5.1-old", std::nullopt},
+  };
+  for (const auto& c : cases) {
+    const fs::path dir = tmp.path() / c.folder / "Org/results/SYS/bert";
+    write_file(dir / "result_0.txt", "");
+    std::vector<DiscoveryError> errors;
+    auto dirs = find_benchmark_dirs(dir, errors);
+    ASSERT_EQ(dirs.size(), 1u) << c.folder;
+    ASSERT_EQ(dirs[0].path_ruleset.has_value(), c.ruleset.has_value()) << c.folder;
+    if (c.ruleset) EXPECT_EQ(dirs[0].path_ruleset->str(), *c.ruleset) << c.folder;
+  }
+  // Nested round folders: the innermost names the ruleset.
+  const fs::path nested = tmp.path() / "training_v4.1/copy/training_results_v5.0/O/results/S/ssd";
+  write_file(nested / "result_0.txt", "");
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(nested, errors);
+  ASSERT_EQ(dirs.size(), 1u);
+  EXPECT_EQ(dirs[0].path_ruleset->str(), "5.0.0");
+}
+
+TEST(Discovery, WalksOnceIntoSubfoldersInSortedOrderAndStopsAtBenchmarkDirs) {
+  TempDir tmp;
+  const fs::path round = tmp.path() / "training_v5.1";
+  write_file(round / "B/results/S2/llama31_8b/result_0.txt", "");
+  write_file(round / "A/results/S1/ssd/result_0.txt", "");
+  write_file(round / "A/results/S1/bert/result_0.txt", "");
+  write_file(round / "A/results/S1/bert/sub/result_0.txt", "");  // below a benchmark dir: not one
+  write_file(round / "A/systems/S1.json", "{}");
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(round, errors);
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(dirs.size(), 3u);
+  EXPECT_EQ(dirs[0].path, round / "A/results/S1/bert");
+  EXPECT_EQ(dirs[1].path, round / "A/results/S1/ssd");
+  EXPECT_EQ(dirs[2].path, round / "B/results/S2/llama31_8b");
+  EXPECT_EQ(dirs[0].submitter, "A");
+  EXPECT_EQ(dirs[0].system, "S1");
+  ASSERT_TRUE(dirs[0].system_description.has_value());
+  EXPECT_EQ(*dirs[0].system_description, round / "A/systems/S1.json");
+  // Looked up once per system folder: the second benchmark of S1 has it too.
+  ASSERT_TRUE(dirs[1].system_description.has_value());
+  EXPECT_EQ(*dirs[1].system_description, round / "A/systems/S1.json");
+  EXPECT_FALSE(dirs[2].system_description.has_value());  // B has no systems/S2.json
+  // The absolute, normal path each was found at, as text.
+  EXPECT_EQ(dirs[2].absolute_path, fs::absolute(round / "B/results/S2/llama31_8b").lexically_normal().string());
+}
+
+TEST(Discovery, AFolderWithoutResultFilesIsNoBenchmarkDir) {
+  TempDir tmp;
+  write_file(tmp.path() / "logs/notes.txt", "");
+  std::vector<DiscoveryError> errors;
+  EXPECT_TRUE(find_benchmark_dirs(tmp.path(), errors).empty());
+  EXPECT_TRUE(errors.empty());
+}
+
+TEST(Discovery, MissingPathAndFileAreErrors) {
+  TempDir tmp;
+  std::vector<DiscoveryError> errors;
+  EXPECT_TRUE(find_benchmark_dirs(tmp.path() / "nope", errors).empty());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].message, "no such file or directory");
+  write_file(tmp.path() / "file.txt", "x");
+  errors.clear();
+  EXPECT_TRUE(find_benchmark_dirs(tmp.path() / "file.txt", errors).empty());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("not a directory"), std::string::npos);
+}
+
+TEST(Discovery, RulesetFromTheRoundFolderName) {
+  TempDir tmp;
+  write_file(tmp.path() / "training_v4.1/Org/results/sys/bert/result_0.txt", "");
+  write_file(tmp.path() / "training_results_v5.0/Org/results/sys/bert/result_0.txt", "");
+  write_file(tmp.path() / "training_v5.1x/Org/results/sys/bert/result_0.txt", "");
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  ASSERT_EQ(dirs.size(), 3u);
+  ASSERT_TRUE(dirs[0].path_ruleset.has_value());
+  EXPECT_EQ(dirs[0].path_ruleset->str(), "5.0.0");  // training_results_v5.0 sorts first
+  ASSERT_TRUE(dirs[1].path_ruleset.has_value());
+  EXPECT_EQ(dirs[1].path_ruleset->str(), "4.1.0");
+  EXPECT_FALSE(dirs[2].path_ruleset.has_value());  // not a round folder name
+}
+
+TEST(Discovery, SymlinkLoopIsNotFollowed) {
+  TempDir tmp;
+  write_file(tmp.path() / "a/bench/result_0.txt", "");
+  std::filesystem::create_directory_symlink(tmp.path(), tmp.path() / "a/loop");
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  EXPECT_EQ(dirs.size(), 1u);
+}
+
+}  // namespace
+}  // namespace mlperf

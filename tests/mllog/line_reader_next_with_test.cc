@@ -1,0 +1,184 @@
+// Tests of LineReader::next_with (the scoring path of the line reader): it yields exactly the
+// lines `next` yields whose text holds the needle, with the same numbers, whatever the block
+// size, read size and line limit; memory stays bounded as with `next`.
+
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "mlperf/mllog/line_reader.h"
+#include "mlperf/mllog/mllog.h"
+#include "../test_support.h"
+
+namespace mlperf {
+namespace {
+
+struct Got {
+  std::string text;
+  std::uint64_t number;
+  bool truncated;
+  std::size_t needle_at;
+  bool operator==(const Got&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Got& g) {
+  return os << "{\"" << g.text.substr(0, 40) << "\" (" << g.text.size() << " bytes), " << g.number
+            << (g.truncated ? ", truncated" : "") << ", at " << g.needle_at << "}";
+}
+
+struct Shape {
+  std::size_t chunk;  // bytes per source read
+  std::size_t block;  // reader block size
+  std::size_t max_line;
+};
+
+// What filtering `next` by `find(needle)` gives.
+std::vector<Got> filtered_next(const std::string& text, std::string_view needle, Shape s) {
+  LineReader reader(string_source(text, s.chunk), s.block, s.max_line);
+  std::vector<Got> out;
+  Line line;
+  while (reader.next(line)) {
+    std::size_t at = line.text.find(needle);
+    if (at != std::string_view::npos) out.push_back({std::string(line.text), line.number, line.truncated, at});
+  }
+  return out;
+}
+
+std::vector<Got> with_needle(const std::string& text, std::string_view needle, Shape s) {
+  LineReader reader(string_source(text, s.chunk), s.block, s.max_line);
+  std::vector<Got> out;
+  Line line;
+  while (reader.next_with(needle, line)) {
+    EXPECT_EQ(line.text.substr(line.needle_at, needle.size()), needle);
+    out.push_back({std::string(line.text), line.number, line.truncated, line.needle_at});
+  }
+  EXPECT_FALSE(reader.next_with(needle, line));  // stays at the end
+  return out;
+}
+
+const std::string kToken(kMllogToken);
+
+TEST(LineReaderNextWith, YieldsTheLinesHoldingTheNeedleWithTheirNumbers) {
+  std::string text = "noise\n" + kToken + "{\"a\": 1}\r\n\nmore noise\n0: " + kToken + "{}\n" + kToken + "last";
+  std::vector<Got> want = {{kToken + "{\"a\": 1}", 2, false, 0}, {"0: " + kToken + "{}", 5, false, 3},
+                           {kToken + "last", 6, false, 0}};
+  EXPECT_EQ(with_needle(text, kToken, {SIZE_MAX, 1 << 20, 1 << 20}), want);
+}
+
+TEST(LineReaderNextWith, NoMatchAndEmptyInput) {
+  EXPECT_TRUE(with_needle("", kToken, {SIZE_MAX, 64, 64}).empty());
+  EXPECT_TRUE(with_needle("a\nb\nc", kToken, {SIZE_MAX, 64, 64}).empty());
+  // A token cut by a newline is no token.
+  EXPECT_TRUE(with_needle(":::MLL\nOG x\n", kToken, {SIZE_MAX, 64, 64}).empty());
+  // Without the trailing space it is not the token either.
+  EXPECT_TRUE(with_needle(":::MLLOG{}\n", kToken, {SIZE_MAX, 64, 64}).empty());
+}
+
+TEST(LineReaderNextWith, FirstOccurrenceIsReported) {
+  std::string line = "x " + kToken + "{} " + kToken + "{}";
+  std::vector<Got> got = with_needle(line + "\n", kToken, {SIZE_MAX, 64, 1024});
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].needle_at, 2u);
+  EXPECT_EQ(got[0].text, line);
+}
+
+TEST(LineReaderNextWith, OverLongLinesAsNextGivesThem) {
+  // Limit 32 bytes: a token in the kept head, one past it, one across its end.
+  std::string head_token = kToken + std::string(60, 'x');
+  std::string late_token = std::string(40, 'y') + kToken;
+  std::string across = std::string(28, 'z') + kToken + "tail";
+  std::string text = head_token + "\n" + late_token + "\n" + across + "\n" + kToken + "ok\n";
+  for (std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{64}, SIZE_MAX}) {
+    Shape s{chunk, 16, 32};
+    SCOPED_TRACE(chunk);
+    std::vector<Got> want = filtered_next(text, kToken, s);
+    ASSERT_EQ(want.size(), 2u);  // the head with the token (truncated) and the last line
+    EXPECT_TRUE(want[0].truncated);
+    EXPECT_EQ(want[1].number, 4u);
+    EXPECT_EQ(with_needle(text, kToken, s), want);
+  }
+}
+
+TEST(LineReaderNextWith, BadNeedleThrows) {
+  LineReader reader(string_source("a\n"));
+  Line line;
+  EXPECT_THROW(reader.next_with("", line), std::invalid_argument);
+  EXPECT_THROW(reader.next_with("a\nb", line), std::invalid_argument);
+  EXPECT_THROW(reader.next_with(std::string(65, 'a'), line), std::invalid_argument);
+}
+
+TEST(LineReaderNextWith, MixesWithNext) {
+  std::string text = "a\n" + kToken + "1\nb\n" + kToken + "2\nc\n";
+  LineReader reader(string_source(text), 8, 64);
+  Line line;
+  ASSERT_TRUE(reader.next(line));
+  EXPECT_EQ(line.text, "a");
+  ASSERT_TRUE(reader.next_with(kToken, line));
+  EXPECT_EQ(line.number, 2u);
+  ASSERT_TRUE(reader.next(line));
+  EXPECT_EQ(line.text, "b");
+  EXPECT_EQ(line.number, 3u);
+  EXPECT_EQ(line.needle_at, std::string_view::npos);
+  ASSERT_TRUE(reader.next_with(kToken, line));
+  EXPECT_EQ(line.text, kToken + "2");
+  EXPECT_EQ(line.number, 4u);
+  ASSERT_TRUE(reader.next(line));
+  EXPECT_EQ(line.text, "c");
+  EXPECT_FALSE(reader.next(line));
+}
+
+// Random logs (noise, tokens, CRs, long lines, lines cut anywhere) read with random block,
+// read and limit sizes: next_with always equals filtered next. Covers the vector search's
+// block edges (the token split across 16- and 32-byte steps and across reads).
+TEST(LineReaderNextWith, EqualsFilteredNextOnRandomLogs) {
+  std::mt19937 rng(20251021);
+  const std::vector<std::string> pieces = {kToken, ":::MLLOG", "::", "M", "G", "LOG ", "\n", "\r\n", "\r",
+                                           "0: ", "{\"key\": \"run_start\"}", "noise noise ", "\t", " "};
+  for (int round = 0; round < 400; ++round) {
+    std::string text;
+    int parts = static_cast<int>(rng() % 120);
+    for (int k = 0; k < parts; ++k) {
+      if (rng() % 17 == 0) {
+        text += std::string(rng() % 300, static_cast<char>('a' + rng() % 3));
+      } else {
+        text += pieces[rng() % pieces.size()];
+      }
+    }
+    Shape s{1 + rng() % 97, 1 + rng() % 200, 1 + rng() % 150};
+    if (round % 5 == 0) s.chunk = SIZE_MAX;
+    SCOPED_TRACE(::testing::Message() << "round " << round << " chunk " << s.chunk << " block " << s.block
+                                      << " max " << s.max_line);
+    ASSERT_EQ(with_needle(text, kToken, s), filtered_next(text, kToken, s));
+    // A one-byte needle and one made of common bytes work the same way.
+    ASSERT_EQ(with_needle(text, "G", s), filtered_next(text, "G", s));
+    ASSERT_EQ(with_needle(text, "o: ", s), filtered_next(text, "o: ", s));
+  }
+}
+
+TEST(LineReaderNextWith, FileSourceWithLargeBlocks) {
+  // Many lines across the default 1 MiB blocks: numbers stay right across refills.
+  std::string text;
+  std::vector<Got> want;
+  std::uint64_t number = 0;
+  for (int i = 0; i < 40000; ++i) {
+    text += "[1,0]<stdout>: step " + std::to_string(i) + " loss 0.123\n";
+    ++number;
+    if (i % 7 == 0) {
+      std::string line = "0: " + kToken + "{\"time_ms\": " + std::to_string(i) + "}";
+      text += line + "\n";
+      want.push_back({line, ++number, false, 3});
+    }
+  }
+  testing::TempFile file(text);
+  LineReader reader(file_source(file.path()));
+  std::vector<Got> got;
+  Line line;
+  while (reader.next_with(kToken, line)) got.push_back({std::string(line.text), line.number, line.truncated, line.needle_at});
+  EXPECT_EQ(got, want);
+}
+
+}  // namespace
+}  // namespace mlperf

@@ -1,0 +1,325 @@
+// Tests of the scoring fast path of the MLLOG parser (scan_mllog_line, MllogScanner and the
+// JSON text helpers): wherever it answers kEvent, parse_mllog_line gives the same event
+// (scoring.md §1); everything else is left to parse_mllog_line (kUnsure), so a malformed
+// line is never accepted.
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "mlperf/mllog/line_reader.h"
+#include "mlperf/mllog/mllog.h"
+#include "../test_support.h"
+
+namespace mlperf {
+namespace {
+
+nlohmann::json parse_text(std::string_view raw, bool metadata) {
+  if (raw.empty()) return metadata ? nlohmann::json::object() : nlohmann::json();
+  return nlohmann::json::parse(raw.begin(), raw.end());
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// The view agrees with parse_mllog_line's event of the same line, field by field (time_ms
+// to the bit), and json_member / json_number agree with nlohmann for every metadata member.
+::testing::AssertionResult same_event(const std::string& line, const EventView& v) {
+  Event e;
+  std::string error;
+  if (parse_mllog_line(line, e, error) != LineKind::kEvent) {
+    return ::testing::AssertionFailure() << "the full parser rejects it (" << error << "): " << line;
+  }
+  if (!same_bits(v.time_ms, e.time_ms)) return ::testing::AssertionFailure() << "time_ms " << v.time_ms << " vs " << e.time_ms;
+  if (v.key != e.key) return ::testing::AssertionFailure() << "key " << v.key << " vs " << e.key;
+  if (v.event_type != e.event_type) return ::testing::AssertionFailure() << "event_type " << v.event_type;
+  if (v.name_space != e.name_space) return ::testing::AssertionFailure() << "namespace " << v.name_space;
+  if (parse_text(v.value, false) != e.value) return ::testing::AssertionFailure() << "value " << v.value;
+  if (parse_text(v.metadata, true) != e.metadata) return ::testing::AssertionFailure() << "metadata " << v.metadata;
+  for (const auto& [name, member] : e.metadata.items()) {
+    std::string_view raw = json_member(v.metadata, name);
+    if (parse_text(raw, false) != member) return ::testing::AssertionFailure() << "member " << name << ": " << raw;
+    std::optional<double> number = json_number(raw);
+    if (number.has_value() != member.is_number() || (number && !same_bits(*number, member.get<double>()))) {
+      return ::testing::AssertionFailure() << "number of member " << name << ": " << raw;
+    }
+    std::optional<std::string> text = json_string(raw);
+    if (text.has_value() != member.is_string() || (text && *text != member.get<std::string>())) {
+      return ::testing::AssertionFailure() << "string of member " << name << ": " << raw;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Both fast paths (stateless, and a scanner that has seen `teach` first) on one line.
+void expect_event(const std::string& line, const std::vector<std::string>& teach = {}) {
+  SCOPED_TRACE(line);
+  EventView v;
+  ASSERT_EQ(scan_mllog_line(line, v), ScanKind::kEvent);
+  EXPECT_TRUE(same_event(line, v));
+  MllogScanner scanner;
+  for (const auto& t : teach) scanner.scan(t, v);
+  ASSERT_EQ(scanner.scan(line, v), ScanKind::kEvent);
+  EXPECT_TRUE(same_event(line, v));
+}
+
+void expect_unsure(const std::string& line, const std::vector<std::string>& teach = {}) {
+  SCOPED_TRACE(line);
+  EventView v;
+  EXPECT_EQ(scan_mllog_line(line, v), ScanKind::kUnsure);
+  MllogScanner scanner;
+  for (const auto& t : teach) scanner.scan(t, v);
+  EXPECT_EQ(scanner.scan(line, v), ScanKind::kUnsure);
+}
+
+const std::string kTracked =
+    R"(:::MLLOG {"namespace": "", "time_ms": 1728681266309, "event_type": "POINT_IN_TIME", "key": "tracked_stats", "value": {"throughput": 14297944.07146129}, "metadata": {"file": "/workspace/dlrm/mlperf_logger/callbacks.py", "lineno": 81, "step": 0.7498978502418643}})";
+
+TEST(ScanMllogLine, RealLineGivesTheParsedEvent) {
+  EventView v;
+  ASSERT_EQ(scan_mllog_line(kTracked, v), ScanKind::kEvent);
+  EXPECT_EQ(v.time_ms, 1728681266309.0);
+  EXPECT_EQ(v.key, "tracked_stats");
+  EXPECT_EQ(v.event_type, "POINT_IN_TIME");
+  EXPECT_EQ(v.name_space, "");
+  EXPECT_EQ(v.value, R"({"throughput": 14297944.07146129})");
+  EXPECT_EQ(json_number(json_member(v.value, "throughput")), 14297944.07146129);
+  EXPECT_EQ(json_number(json_member(v.metadata, "lineno")), 81.0);
+  EXPECT_EQ(json_string(json_member(v.metadata, "file")), "/workspace/dlrm/mlperf_logger/callbacks.py");
+  EXPECT_TRUE(same_event(kTracked, v));
+}
+
+TEST(ScanMllogLine, NoTokenIsNotMllog) {
+  EventView v;
+  MllogScanner scanner;
+  for (const std::string line : {"", "step 3 loss 1", ":::MLLOG{}", "::MLLOG {}"}) {
+    EXPECT_EQ(scan_mllog_line(line, v), ScanKind::kNotMllog) << line;
+    EXPECT_EQ(scanner.scan(line, v), ScanKind::kNotMllog) << line;
+  }
+}
+
+TEST(ScanMllogLine, ValidLinesOfEveryKind) {
+  for (const std::string line : {
+           // Prefix noise, whitespace everywhere JSON allows it, members in any order.
+           std::string("[1,0]<stdout>: :::MLLOG {\"key\":\"run_start\",\"time_ms\":1,\"value\":null}"),
+           std::string(":::MLLOG  \t{ \"time_ms\" : 5 , \"key\" : \"k\" , \"metadata\" : { } }\t\r "),
+           // Escapes in strings (not in key, event_type or namespace: those are left to the full parser).
+           std::string(R"(:::MLLOG {"time_ms": 2, "key": "k", "value": "a\"b\\c\/d\b\f\n\r\t", "metadata": {"file": "C:\\x"}})"),
+           // Numbers: negative zero, exponents, big integers (double in nlohmann), underflow.
+           std::string(R"(:::MLLOG {"time_ms": -0, "key": "k", "value": [1E5, -2.5e-3, 0.0, 1e-99]})"),
+           std::string(R"(:::MLLOG {"time_ms": 1.76e12, "key": "k", "value": 123456789012345678901234567890})"),
+           std::string(R"(:::MLLOG {"time_ms": 18446744073709551615, "key": "k", "value": -9223372036854775809})"),
+           std::string(R"(:::MLLOG {"time_ms": 1760028253484.5, "key": "k", "metadata": {"x": 0.1e-99}})"),
+           // Nesting, empty containers, literals.
+           std::string(R"(:::MLLOG {"time_ms": 3, "key": "k", "value": {"a": [[], {}, [true, false, null]], "b": {"c": {"d": []}}}})"),
+           // Duplicate names: the last wins, at the top and in metadata.
+           std::string(R"(:::MLLOG {"time_ms": 1, "key": "a", "time_ms": 2, "key": "b", "metadata": {"status": "x", "status": "success"}})"),
+           // metadata not an object, event_type not a string, value absent.
+           std::string(R"(:::MLLOG {"time_ms": 4, "key": "k", "metadata": [1], "event_type": 7, "namespace": null})"),
+           // 0x7F and colons in strings are fine.
+           std::string(":::MLLOG {\"time_ms\": 4, \"key\": \"a:b::c\", \"value\": \"x\x7Fy\"}"),
+       }) {
+    expect_event(line);
+  }
+}
+
+TEST(ScanMllogLine, LeavesAnythingUnusualToTheFullParser) {
+  for (const std::string line : {
+           // Malformed: must never be an event.
+           std::string(":::MLLOG {\"time_ms\": 1, \"key\": "),
+           std::string(":::MLLOG {]"),
+           std::string(":::MLLOG "),
+           std::string(":::MLLOG [1, 2]"),
+           std::string(":::MLLOG 42"),
+           std::string(R"(:::MLLOG {"time_ms": 1, "key": "k"} x)"),
+           std::string(R"(:::MLLOG {"key": "k"})"),
+           std::string(R"(:::MLLOG {"time_ms": 1})"),
+           std::string(R"(:::MLLOG {"time_ms": "1", "key": "k"})"),
+           std::string(R"(:::MLLOG {"time_ms": 1, "key": 3})"),
+           std::string(R"(:::MLLOG {"time_ms": 01, "key": "k"})"),
+           std::string(R"(:::MLLOG {"time_ms": 1., "key": "k"})"),
+           std::string(R"(:::MLLOG {"time_ms": .5, "key": "k"})"),
+           std::string(R"(:::MLLOG {"time_ms": 1, "key": "k", "value": 1e400})"),  // nlohmann: overflow
+           std::string(R"(:::MLLOG {"time_ms": 1, "key": "k", "value": [1,]})"),
+           std::string(R"(:::MLLOG {"time_ms": 1, "key": "k", "value": tru})"),
+           std::string(":::MLLOG {\"time_ms\": 1, \"key\": \"a\tb\"}"),  // control byte in a string
+           std::string(R"(:::MLLOG {"time_ms": 1, "key": "k", "value": "\ud800"})"),
+           // Valid, but not for the fast path: \u escapes, escaped key, non-ASCII bytes, a
+           // second token (the JSON starts after the last one), a 3-digit exponent.
+           std::string(R"(:::MLLOG {"time_ms": 1, "key": "k", "value": "\u00e9"})"),
+           std::string(R"(:::MLLOG {"time_ms": 1, "key": "run\_start"})"),
+           std::string(R"(:::MLLOG {"time_ms": 1, "key": "k\"q"})"),
+           std::string(":::MLLOG {\"time_ms\": 1, \"key\": \"k\", \"value\": \"caf\xC3\xA9\"}"),
+           std::string(":::MLLOG {\"time_ms\": 1, \"key\": \"k\", \"value\": \"\xE9\"}"),
+           std::string(R"(:::MLLOG {"time_ms": 1, "key": "k", "value": ":::MLLOG {\"time_ms\": 2, \"key\": \"j\"}"})"),
+           std::string(R"(:::MLLOG {"time_ms": 1e100, "key": "k"})"),
+       }) {
+    expect_unsure(line);
+  }
+}
+
+TEST(MllogScanner, LinesOfAKnownShapeAreMatchedAndReadRight) {
+  MllogScanner scanner;
+  EventView v;
+  ASSERT_EQ(scanner.scan(kTracked, v), ScanKind::kEvent);
+  EXPECT_EQ(scanner.shape_matches(), 0u);
+  // Other numbers, of other lengths and forms.
+  const std::string same_shape =
+      R"(:::MLLOG {"namespace": "", "time_ms": 1728681266310, "event_type": "POINT_IN_TIME", "key": "tracked_stats", "value": {"throughput": -1.5e-7}, "metadata": {"file": "/workspace/dlrm/mlperf_logger/callbacks.py", "lineno": 0, "step": 12345678901234567890123}})";
+  ASSERT_EQ(scanner.scan(same_shape, v), ScanKind::kEvent);
+  EXPECT_EQ(scanner.shape_matches(), 1u);
+  EXPECT_TRUE(same_event(same_shape, v));
+  EXPECT_EQ(v.time_ms, 1728681266310.0);
+  EXPECT_EQ(json_number(json_member(v.value, "throughput")), -1.5e-7);
+}
+
+TEST(MllogScanner, ABadNumberInAKnownShapeIsNotAccepted) {
+  auto with_step = [](const std::string& step) {
+    return R"(:::MLLOG {"namespace": "", "time_ms": 1728681266309, "event_type": "POINT_IN_TIME", "key": "tracked_stats", "value": {"throughput": 1}, "metadata": {"file": "f.py", "lineno": 81, "step": )" +
+           step + "}}";
+  };
+  const std::vector<std::string> teach = {with_step("0.5"), with_step("7")};
+  for (const std::string bad : {"01", "1.", ".5", "-", "--1", "1e", "1e+", "1e400", "1.5.5", "1x", "", "+1", "0x10", "1e1e1"}) {
+    expect_unsure(with_step(bad), teach);
+  }
+  // And the good ones are matched.
+  for (const std::string good : {"0", "-0", "10", "1.25", "-3e5", "2E-07", "99999999999999999999999"}) {
+    expect_event(with_step(good), teach);
+  }
+}
+
+TEST(MllogScanner, AKnownShapeWithOtherTextIsNotMatched) {
+  const std::string base = R"(:::MLLOG {"time_ms": 1, "key": "eval_accuracy", "value": 0.5, "metadata": {"epoch_num": 1}})";
+  MllogScanner scanner;
+  EventView v;
+  ASSERT_EQ(scanner.scan(base, v), ScanKind::kEvent);
+  // Same numbers' places, different text: a new shape (still correct), never a wrong match.
+  const std::string other = R"(:::MLLOG {"time_ms": 2, "key": "eval_error", "value": 0.5, "metadata": {"epoch_num": 1}})";
+  ASSERT_EQ(scanner.scan(other, v), ScanKind::kEvent);
+  EXPECT_EQ(scanner.shape_matches(), 0u);
+  EXPECT_EQ(v.key, "eval_error");
+  // Trailing bytes after the known shape.
+  expect_unsure(base + " x", {base});
+  expect_unsure(base + "}", {base});
+  // A line cut short.
+  expect_unsure(base.substr(0, base.size() - 1), {base});
+}
+
+TEST(MllogScanner, CyclesOfManyShapesAllMatch) {
+  // 12 keys repeating in a cycle (as eval and block lines do): after the first round every
+  // line is read through its shape, and every event is right.
+  std::vector<std::string> keys;
+  for (int k = 0; k < 12; ++k) keys.push_back("key_" + std::to_string(k));
+  MllogScanner scanner;
+  EventView v;
+  int lines = 0;
+  for (int round = 0; round < 20; ++round) {
+    for (const auto& key : keys) {
+      std::string line = ":::MLLOG {\"time_ms\": " + std::to_string(1000 + lines) + ", \"key\": \"" + key +
+                         "\", \"value\": " + std::to_string(round * 0.5) + ", \"metadata\": {\"step\": " +
+                         std::to_string(round) + "}}";
+      ASSERT_EQ(scanner.scan(line, v), ScanKind::kEvent);
+      ASSERT_TRUE(same_event(line, v));
+      ++lines;
+    }
+  }
+  EXPECT_EQ(scanner.shape_matches(), static_cast<std::uint64_t>(lines) - keys.size());
+}
+
+std::vector<std::string> example_mllog_lines() {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(testing::source_dir() / "data/examples")) {
+    if (!entry.is_regular_file() || entry.path().filename().string().rfind("result_", 0) != 0) continue;
+    LineReader reader(file_source(entry.path()));
+    Line line;
+    while (reader.next_with(kMllogToken, line)) out.emplace_back(line.text);
+  }
+  return out;
+}
+
+TEST(MllogScanner, ExampleLogsAllTakeTheFastPathWithTheParsedEvents) {
+  std::vector<std::string> lines = example_mllog_lines();
+  ASSERT_GT(lines.size(), 1500u);
+  MllogScanner scanner;
+  EventView v;
+  for (const auto& line : lines) {
+    ASSERT_EQ(scanner.scan(line, v), ScanKind::kEvent) << line;
+    ASSERT_TRUE(same_event(line, v));
+  }
+  EXPECT_GT(scanner.shape_matches(), lines.size() / 2);
+}
+
+// Real lines with random damage (bytes changed, inserted, removed; the alphabet of JSON and
+// of bad input): whatever the fast path accepts, the full parser accepts with the same
+// event; whatever the full parser rejects, the fast path does not accept.
+TEST(MllogScanner, DamagedLinesAreNeverMisread) {
+  std::vector<std::string> lines = example_mllog_lines();
+  ASSERT_FALSE(lines.empty());
+  const std::string alphabet = std::string("{}[]\":,\\ 0123456789.eE-+tfnul/\t\r\x7f") + '\x80' + '\xff' + '\0';
+  std::mt19937 rng(5);
+  MllogScanner scanner;  // learns shapes from the clean lines, then meets damaged ones
+  EventView v;
+  int accepted = 0;
+  for (int round = 0; round < 6000; ++round) {
+    const std::string& clean = lines[rng() % lines.size()];
+    scanner.scan(clean, v);
+    std::string line = clean;
+    int edits = 1 + static_cast<int>(rng() % 3);
+    for (int k = 0; k < edits && !line.empty(); ++k) {
+      std::size_t at = rng() % line.size();
+      char c = alphabet[rng() % alphabet.size()];
+      switch (rng() % 3) {
+        case 0: line[at] = c; break;
+        case 1: line.insert(line.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+        default: line.erase(at, 1); break;
+      }
+    }
+    Event e;
+    std::string error;
+    LineKind full = parse_mllog_line(line, e, error);
+    for (bool stateless : {true, false}) {
+      ScanKind fast = stateless ? scan_mllog_line(line, v) : scanner.scan(line, v);
+      if (fast == ScanKind::kEvent) {
+        ++accepted;
+        ASSERT_TRUE(same_event(line, v)) << "round " << round;
+      } else if (fast == ScanKind::kNotMllog) {
+        ASSERT_EQ(full, LineKind::kNotMllog) << line;
+      }
+      if (full == LineKind::kError) ASSERT_NE(fast, ScanKind::kEvent) << line;
+    }
+  }
+  EXPECT_GT(accepted, 1000);  // damage inside strings and numbers is often still valid
+}
+
+TEST(JsonText, MemberNumberString) {
+  std::string object = R"({"a": 1, "b": {"c": [1, {"a": 2}]}, "s": "x\"y", "a": 3, "n": null})";
+  EXPECT_EQ(json_member(object, "a"), "3");  // the last one
+  EXPECT_EQ(json_member(object, "b"), R"({"c": [1, {"a": 2}]})");
+  EXPECT_EQ(json_member(object, "c"), "");  // not a member at this level
+  EXPECT_EQ(json_member(object, "missing"), "");
+  EXPECT_EQ(json_member("[1]", "a"), "");
+  EXPECT_EQ(json_member("", "a"), "");
+  EXPECT_EQ(json_member("{}", "a"), "");
+  EXPECT_EQ(json_string(json_member(object, "s")), "x\"y");
+  EXPECT_EQ(json_string(json_member(object, "a")), std::nullopt);
+  EXPECT_EQ(json_number(json_member(object, "n")), std::nullopt);
+  EXPECT_EQ(json_number("\"1\""), std::nullopt);
+  EXPECT_EQ(json_number(""), std::nullopt);
+  // As nlohmann's get<double>(): integers converted, -0 an integer zero, big ones as doubles.
+  EXPECT_TRUE(same_bits(*json_number("-0"), 0.0));
+  EXPECT_TRUE(same_bits(*json_number("-0.0"), -0.0));
+  EXPECT_EQ(*json_number("9007199254740993"), 9007199254740992.0);
+  EXPECT_EQ(*json_number("18446744073709551615"), 18446744073709551615.0);
+  EXPECT_EQ(*json_number("-9223372036854775809"), -9223372036854775808.0);
+  EXPECT_EQ(*json_number("0.1"), 0.1);
+  EXPECT_EQ(*json_number("1e-400"), 0.0);
+  EXPECT_EQ(*json_number("2.5E3"), 2500.0);
+}
+
+}  // namespace
+}  // namespace mlperf

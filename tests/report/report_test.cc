@@ -1,0 +1,657 @@
+// Tests of the reports (table, json, csv, markdown) built from hand-made DirectoryResults.
+
+#include "mlperf/report/report.h"
+#include "mlperf/inference/result.h"
+
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "../test_support.h"
+#include <nlohmann/json.hpp>
+
+namespace mlperf {
+namespace {
+
+constexpr double kScore = 10.18474574915825;
+
+using testing::rs;
+
+Run make_run(const std::string& file, double minutes, std::optional<double> samples,
+             std::vector<std::string> drop_reasons = {}, std::optional<std::string> status = "success") {
+  Run run;
+  run.file = file;
+  run.benchmark = "llama2_70b_lora";
+  run.division = "closed";
+  run.platform = "MI355X";
+  run.global_batch_size = 8;
+  run.minutes = minutes;
+  run.status = status;
+  if (status) run.run_stop = EventMark{minutes * 60000.0, 100};
+  run.quality_target_known = true;
+  run.quality_target_reached = samples.has_value();
+  run.converged = samples.has_value();
+  run.samples_to_converge = samples.value_or(kNotConverged);
+  run.drop_reasons = std::move(drop_reasons);
+  return run;
+}
+
+// A passing llama2_70b_lora directory: four runs, one dropped, two trimmed, exact RCP match.
+DirectoryResult passing_result() {
+  DirectoryResult r;
+  r.dir.path = "/data/AMD/results/MI355X_EPYC_9575F_pytorch/llama2_70b_lora";
+  r.dir.benchmark_name = "llama2_70b_lora";
+  r.dir.submitter = "AMD";
+  r.dir.system = "MI355X_EPYC_9575F_pytorch";
+  r.benchmark = "llama2_70b_lora";
+  r.division = "closed";
+  r.ruleset = rs("5.1.0");
+  r.ruleset_source = "path";
+  r.platform = PlatformTag{"MI355X", "system description", true};
+  r.accelerator_model_name = "AMD Instinct MI355X";
+  r.runs = {
+      make_run(r.dir.path.string() + "/result_0.txt", 10.25, 3072),
+      make_run(r.dir.path.string() + "/result_1.txt", 9.5, 2880),
+      make_run(r.dir.path.string() + "/result_2.txt", 11.0, 3264),
+      make_run(r.dir.path.string() + "/result_3.txt", 12.0, std::nullopt, {"did not converge"}, "aborted"),
+  };
+  r.run_roles = {"counted", "trimmed (fastest)", "trimmed (slowest)", "dropped: did not converge"};
+  r.required_runs = 10;
+  r.olympic_drop = 1;
+  r.olympic_minutes = 10.0;
+  r.rcp.passed = true;
+  r.rcp.rcp_case = RcpCase::kExact;
+  r.rcp.normalization_factor = 1.018474574915825;
+  RcpRecord record;
+  record.name = "llama2_70b_lora_ref_8";
+  record.benchmark = "llama2_70b_lora";
+  record.batch_size = 8;
+  r.rcp.record = record;
+  r.rcp.rcp_mean = 3100.0;
+  r.rcp.min_mean = 2900.5;
+  r.rcp.max_speedup = 1.0687812;
+  r.rcp.submission_mean = 3043.75;
+  r.rcp.message = "submission mean 3043.75 is within the max speedup";
+  r.score_minutes = kScore;
+  r.scaling_json_factor = 1.018474574915825;
+  ExpectedResult published;
+  published.ruleset = rs("5.1.0");
+  published.benchmark = "llama2_70b_lora";
+  published.platform = "MI355X";
+  published.published_minutes = 10.18;
+  published.about_minutes = 10;
+  published.source = "AMD guide";
+  r.expected = compare_expected(published, kScore, 5.0);
+  r.warnings = {"only 4 of 10 required runs", "batch size | differs"};
+  r.passed = true;
+  return r;
+}
+
+// A failing directory with no valid score, no platform and no expected figure.
+DirectoryResult failing_result() {
+  DirectoryResult r;
+  r.dir.path = "/data/other/flux1";
+  r.dir.benchmark_name = "flux1";
+  r.benchmark = "flux1";
+  r.division = "closed";
+  r.ruleset = rs("6.0.0");
+  r.ruleset_source = "--ruleset";
+  r.runs = {make_run("/data/other/flux1/result_0.txt", 50.0, std::nullopt, {"did not converge"}, std::nullopt)};
+  r.run_roles = {"dropped: did not converge"};
+  r.required_runs = 10;
+  r.olympic_drop = 1;
+  r.rcp.passed = false;
+  r.rcp.rcp_case = RcpCase::kInsufficientConvergence;
+  r.rcp.normalization_factor = 1.0;
+  r.warnings = {"1 of 10 required runs"};
+  r.passed = false;
+  return r;
+}
+
+std::string render(const std::vector<DirectoryResult>& results, ReportFormat format,
+                   RcpPass pass = RcpPass::kPruned) {
+  std::ostringstream out;
+  write_report(out, results, format, pass);
+  return out.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// ---------------------------------------------------------------------------------------------
+// parse_report_format (csv_field: table_text_test.cc)
+
+TEST(ReportFormat, ParsesTheFourNames) {
+  EXPECT_EQ(parse_report_format("table"), ReportFormat::kTable);
+  EXPECT_EQ(parse_report_format("json"), ReportFormat::kJson);
+  EXPECT_EQ(parse_report_format("csv"), ReportFormat::kCsv);
+  EXPECT_EQ(parse_report_format("markdown"), ReportFormat::kMarkdown);
+}
+
+TEST(ReportFormat, RejectsOtherNames) {
+  for (const char* bad : {"", "JSON", "Table", "md", "tsv", "html", "json ", "csvx"}) {
+    EXPECT_FALSE(parse_report_format(bad).has_value()) << '"' << bad << '"';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// to_json
+
+TEST(ReportJson, TopLevelKeysAndValues) {
+  DirectoryResult r = passing_result();
+  nlohmann::json j = to_json(r, RcpPass::kPruned);
+  EXPECT_EQ(j.at("directory"), "/data/AMD/results/MI355X_EPYC_9575F_pytorch/llama2_70b_lora");
+  EXPECT_EQ(j.at("submitter"), "AMD");
+  EXPECT_EQ(j.at("system"), "MI355X_EPYC_9575F_pytorch");
+  EXPECT_EQ(j.at("benchmark"), "llama2_70b_lora");
+  EXPECT_EQ(j.at("division"), "closed");
+  EXPECT_EQ(j.at("ruleset"), "5.1.0");
+  EXPECT_EQ(j.at("ruleset_source"), "path");
+  EXPECT_EQ(j.at("platform"), "MI355X");
+  EXPECT_EQ(j.at("platform_source"), "system description");
+  EXPECT_EQ(j.at("platform_known"), true);
+  EXPECT_EQ(j.at("accelerator_model_name"), "AMD Instinct MI355X");
+  EXPECT_EQ(j.at("required_runs"), 10);
+  EXPECT_DOUBLE_EQ(j.at("olympic_minutes").get<double>(), 10.0);
+  EXPECT_DOUBLE_EQ(j.at("scaling_json_factor").get<double>(), 1.018474574915825);
+  EXPECT_EQ(j.at("passed"), true);
+  EXPECT_EQ(j.at("warnings"), (nlohmann::json{"only 4 of 10 required runs", "batch size | differs"}));
+}
+
+TEST(ReportJson, ScoreAtFullPrecision) {
+  nlohmann::json j = to_json(passing_result(), RcpPass::kPruned);
+  ASSERT_TRUE(j.at("score_minutes").is_number());
+  EXPECT_EQ(j.at("score_minutes").get<double>(), kScore);  // bit for bit, not rounded
+  EXPECT_NE(j.dump().find("10.18474574915825"), std::string::npos);
+}
+
+TEST(ReportJson, Runs) {
+  nlohmann::json j = to_json(passing_result(), RcpPass::kPruned);
+  const auto& runs = j.at("runs");
+  ASSERT_TRUE(runs.is_array());
+  ASSERT_EQ(runs.size(), 4u);
+
+  EXPECT_EQ(runs[0].at("file"), "/data/AMD/results/MI355X_EPYC_9575F_pytorch/llama2_70b_lora/result_0.txt");
+  EXPECT_DOUBLE_EQ(runs[0].at("minutes").get<double>(), 10.25);
+  EXPECT_EQ(runs[0].at("counted"), true);
+  EXPECT_EQ(runs[0].at("role"), "counted");
+  EXPECT_EQ(runs[0].at("status"), "success");
+  EXPECT_EQ(runs[0].at("converged"), true);
+  EXPECT_DOUBLE_EQ(runs[0].at("samples_to_converge").get<double>(), 3072.0);
+  EXPECT_EQ(runs[0].at("global_batch_size"), 8);
+  EXPECT_TRUE(runs[0].at("drop_reasons").empty());
+
+  EXPECT_EQ(runs[1].at("role"), "trimmed (fastest)");
+  EXPECT_EQ(runs[1].at("counted"), true);  // trimmed runs still count towards the olympic mean
+  EXPECT_DOUBLE_EQ(runs[1].at("samples_to_converge").get<double>(), 2880.0);
+  EXPECT_EQ(runs[2].at("role"), "trimmed (slowest)");
+
+  const auto& dropped = runs[3];
+  EXPECT_EQ(dropped.at("file"), "/data/AMD/results/MI355X_EPYC_9575F_pytorch/llama2_70b_lora/result_3.txt");
+  EXPECT_DOUBLE_EQ(dropped.at("minutes").get<double>(), 12.0);
+  EXPECT_EQ(dropped.at("counted"), false);
+  EXPECT_EQ(dropped.at("role"), "dropped: did not converge");
+  EXPECT_EQ(dropped.at("status"), "aborted");
+  EXPECT_EQ(dropped.at("converged"), false);
+  EXPECT_TRUE(dropped.at("samples_to_converge").is_null());
+  EXPECT_EQ(dropped.at("drop_reasons"), (nlohmann::json{"did not converge"}));
+}
+
+TEST(ReportJson, Rcp) {
+  nlohmann::json j = to_json(passing_result(), RcpPass::kPruned);
+  const auto& rcp = j.at("rcp");
+  EXPECT_EQ(rcp.at("pass"), "pruned");
+  EXPECT_EQ(rcp.at("passed"), true);
+  EXPECT_EQ(rcp.at("case"), "exact");
+  EXPECT_DOUBLE_EQ(rcp.at("normalization_factor").get<double>(), 1.018474574915825);
+  EXPECT_DOUBLE_EQ(rcp.at("rcp_mean").get<double>(), 3100.0);
+  EXPECT_DOUBLE_EQ(rcp.at("min_mean").get<double>(), 2900.5);
+  EXPECT_DOUBLE_EQ(rcp.at("max_speedup").get<double>(), 1.0687812);
+  EXPECT_DOUBLE_EQ(rcp.at("submission_mean").get<double>(), 3043.75);
+  EXPECT_EQ(rcp.at("record"), "llama2_70b_lora_ref_8");
+  EXPECT_EQ(rcp.at("record_batch_size"), 8);
+  EXPECT_EQ(rcp.at("message"), "submission mean 3043.75 is within the max speedup");
+
+  EXPECT_EQ(to_json(passing_result(), RcpPass::kFull).at("rcp").at("pass"), "full");
+}
+
+TEST(ReportJson, Expected) {
+  nlohmann::json j = to_json(passing_result(), RcpPass::kPruned);
+  const auto& e = j.at("expected");
+  ASSERT_TRUE(e.is_object());
+  EXPECT_EQ(e.at("platform"), "MI355X");
+  EXPECT_DOUBLE_EQ(e.at("published_minutes").get<double>(), 10.18);
+  EXPECT_DOUBLE_EQ(e.at("about_minutes").get<double>(), 10.0);
+  EXPECT_EQ(e.at("measured_minutes").get<double>(), kScore);
+  EXPECT_NEAR(e.at("delta_percent").get<double>(), 0.0466183610830, 1e-12);
+  EXPECT_DOUBLE_EQ(e.at("tolerance_percent").get<double>(), 5.0);
+  EXPECT_EQ(e.at("within_tolerance"), true);
+  EXPECT_EQ(e.at("source"), "AMD guide");
+}
+
+TEST(ReportJson, NullsWhenAbsent) {
+  nlohmann::json j = to_json(failing_result(), RcpPass::kPruned);
+  EXPECT_TRUE(j.at("expected").is_null());
+  EXPECT_TRUE(j.at("score_minutes").is_null());
+  EXPECT_TRUE(j.at("olympic_minutes").is_null());
+  EXPECT_TRUE(j.at("scaling_json_factor").is_null());
+  EXPECT_TRUE(j.at("submitter").is_null());
+  EXPECT_TRUE(j.at("system").is_null());
+  EXPECT_TRUE(j.at("platform").is_null());
+  EXPECT_TRUE(j.at("platform_source").is_null());
+  EXPECT_EQ(j.at("platform_known"), false);
+  EXPECT_TRUE(j.at("accelerator_model_name").is_null());
+  EXPECT_EQ(j.at("ruleset"), "6.0.0");
+  EXPECT_EQ(j.at("ruleset_source"), "--ruleset");
+  EXPECT_EQ(j.at("passed"), false);
+  const auto& rcp = j.at("rcp");
+  EXPECT_EQ(rcp.at("passed"), false);
+  EXPECT_EQ(rcp.at("case"), "insufficient_convergence");
+  EXPECT_DOUBLE_EQ(rcp.at("normalization_factor").get<double>(), 1.0);
+  EXPECT_TRUE(rcp.at("rcp_mean").is_null());
+  EXPECT_TRUE(rcp.at("min_mean").is_null());
+  EXPECT_TRUE(rcp.at("max_speedup").is_null());
+  EXPECT_TRUE(rcp.at("submission_mean").is_null());
+  EXPECT_TRUE(rcp.at("record").is_null());
+  ASSERT_EQ(j.at("runs").size(), 1u);
+  EXPECT_TRUE(j.at("runs")[0].at("status").is_null());
+  EXPECT_TRUE(j.at("runs")[0].at("samples_to_converge").is_null());
+  EXPECT_EQ(j.at("runs")[0].at("counted"), false);
+}
+
+TEST(ReportJson, RunWithoutMinutesIsNullAndNotCounted) {
+  DirectoryResult r = failing_result();
+  r.runs[0].minutes.reset();
+  r.runs[0].drop_reasons.clear();
+  nlohmann::json j = to_json(r, RcpPass::kPruned);
+  EXPECT_TRUE(j.at("runs")[0].at("minutes").is_null());
+  EXPECT_EQ(j.at("runs")[0].at("counted"), false);
+}
+
+TEST(ReportJson, WriteReportIsOneParsableDocument) {
+  std::string text = render({passing_result(), failing_result()}, ReportFormat::kJson);
+  nlohmann::json doc = nlohmann::json::parse(text);  // throws (fails the test) if not one document
+  ASSERT_TRUE(doc.is_object());
+  EXPECT_EQ(doc.size(), 1u);
+  const auto& results = doc.at("results");
+  ASSERT_TRUE(results.is_array());
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].at("benchmark"), "llama2_70b_lora");
+  EXPECT_EQ(results[0].at("score_minutes").get<double>(), kScore);
+  EXPECT_EQ(results[1].at("benchmark"), "flux1");
+  EXPECT_TRUE(results[1].at("score_minutes").is_null());
+  EXPECT_EQ(results[0], to_json(passing_result(), RcpPass::kPruned));
+}
+
+TEST(ReportJson, WriteReportOfNothing) {
+  nlohmann::json doc = nlohmann::json::parse(render({}, ReportFormat::kJson));
+  ASSERT_TRUE(doc.at("results").is_array());
+  EXPECT_TRUE(doc.at("results").empty());
+}
+
+TEST(ReportJson, WriteReportIsByteForByteOneDumpOfTheWholeDocument) {
+  // write_report dumps each directory on its own and joins them; the text must be the one
+  // dump of {"results": [...]} with indent 2, whatever the number of directories.
+  for (std::size_t n : {0u, 1u, 2u, 5u}) {
+    std::vector<DirectoryResult> results;
+    nlohmann::json doc = {{"results", nlohmann::json::array()}};
+    for (std::size_t i = 0; i < n; ++i) {
+      results.push_back(i % 2 == 0 ? passing_result() : failing_result());
+      results.back().warnings.push_back("line one\nline two");  // a newline inside a string
+      doc["results"].push_back(to_json(results.back(), RcpPass::kPruned));
+    }
+    EXPECT_EQ(render(results, ReportFormat::kJson), doc.dump(2) + "\n") << n << " directories";
+  }
+}
+
+TEST(ReportJson, InvalidUtf8DoesNotThrow) {
+  DirectoryResult r = passing_result();
+  r.warnings.push_back(std::string("bad byte \xff here"));
+  std::string text;
+  EXPECT_NO_THROW(text = render({r}, ReportFormat::kJson));
+  nlohmann::json doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc.at("results")[0].at("warnings").size(), 3u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// csv
+
+// Splits CSV text into records of fields (RFC 4180: quoted fields may hold , " and newlines).
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quoted) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else {
+          quoted = false;
+        }
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      row.push_back(field);
+      field.clear();
+    } else if (c == '\n') {
+      row.push_back(field);
+      field.clear();
+      rows.push_back(row);
+      row.clear();
+    } else {
+      field += c;
+    }
+  }
+  if (!field.empty() || !row.empty()) {
+    row.push_back(field);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::map<std::string, std::string> by_header(const std::vector<std::string>& header,
+                                             const std::vector<std::string>& row) {
+  std::map<std::string, std::string> out;
+  for (std::size_t i = 0; i < header.size() && i < row.size(); ++i) out[header[i]] = row[i];
+  return out;
+}
+
+TEST(ReportCsv, HeaderThenOneRowPerDirectory) {
+  std::string text = render({passing_result(), failing_result()}, ReportFormat::kCsv);
+  auto lines = lines_of(text);
+  ASSERT_EQ(lines.size(), 3u) << text;
+  EXPECT_EQ(lines[0].rfind("directory,submitter,system,benchmark,platform,", 0), 0u) << lines[0];
+  for (const char* column : {"division", "ruleset", "counted", "olympic_minutes", "rcp_case", "rcp_passed",
+                             "normalization_factor", "score_minutes", "expected_minutes", "delta_percent",
+                             "within_tolerance", "passed"}) {
+    EXPECT_NE(lines[0].find(column), std::string::npos) << column;
+  }
+
+  auto rows = parse_csv(text);
+  ASSERT_EQ(rows.size(), 3u);
+  const auto& header = rows[0];
+  EXPECT_EQ(rows[1].size(), header.size());
+  EXPECT_EQ(rows[2].size(), header.size());
+
+  auto first = by_header(header, rows[1]);
+  EXPECT_EQ(first["directory"], "/data/AMD/results/MI355X_EPYC_9575F_pytorch/llama2_70b_lora");
+  EXPECT_EQ(first["submitter"], "AMD");
+  EXPECT_EQ(first["benchmark"], "llama2_70b_lora");
+  EXPECT_EQ(first["platform"], "MI355X");
+  EXPECT_EQ(first["ruleset"], "5.1.0");
+  EXPECT_EQ(first["runs"], "4");
+  EXPECT_EQ(first["counted"], "3");
+  EXPECT_EQ(first["rcp_case"], "exact");
+  EXPECT_EQ(first["rcp_passed"], "true");
+  EXPECT_EQ(first["score_minutes"], "10.18474574915825");  // full precision
+  EXPECT_EQ(first["expected_minutes"], "10.18");
+  EXPECT_EQ(first["within_tolerance"], "true");
+  EXPECT_EQ(first["passed"], "true");
+  EXPECT_EQ(first["warnings"], "2");
+
+  auto second = by_header(header, rows[2]);
+  EXPECT_EQ(second["benchmark"], "flux1");
+  EXPECT_EQ(second["score_minutes"], "");
+  EXPECT_EQ(second["olympic_minutes"], "");
+  EXPECT_EQ(second["expected_minutes"], "");
+  EXPECT_EQ(second["rcp_case"], "insufficient_convergence");
+  EXPECT_EQ(second["passed"], "false");
+  EXPECT_EQ(second["counted"], "0");
+}
+
+TEST(ReportCsv, AnInferenceRowCarriesItsFigureAndNoTrainingCells) {
+  DirectoryResult inference;
+  inference.dir.path = "/r/closed/AMD/results/8xMI300X/llama2-70b-99.9/Offline";
+  inference.dir.submitter = "AMD";
+  inference.dir.loadgen = LoadgenRun{};
+  inference.benchmark = "llama2-70b-99.9/Offline";
+  inference.division = "closed";
+  inference.passed = true;
+  auto figure = std::make_shared<inference::InferenceResult>();
+  figure->model = "llama2-70b-99.9";
+  figure->scenario = "Offline";
+  figure->metric = "result_tokens_per_second";
+  figure->performance_result = 23514.8123;
+  figure->units = "Tokens/s";
+  figure->valid = true;
+  inference::InferenceExpected e;
+  e.published = 23514.8;
+  e.delta_percent = 0.00005;
+  e.within_tolerance = true;
+  figure->expected = e;
+  inference.inference = figure;
+
+  auto rows = parse_csv(render({passing_result(), inference}, ReportFormat::kCsv));
+  ASSERT_EQ(rows.size(), 3u);
+  ASSERT_EQ(rows[2].size(), rows[0].size());
+  auto training = by_header(rows[0], rows[1]);
+  EXPECT_EQ(training["kind"], "training");
+  EXPECT_EQ(training["rcp_case"], "exact");
+  EXPECT_EQ(training["performance_result"], "");
+  EXPECT_EQ(training["units"], "");
+  auto row = by_header(rows[0], rows[2]);
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"kind", "inference"},
+      {"model", "llama2-70b-99.9"},
+      {"scenario", "Offline"},
+      {"metric", "result_tokens_per_second"},
+      {"performance_result", "23514.8123"},  // full precision
+      {"units", "Tokens/s"},
+      {"valid", "true"},
+      {"expected_result", "23514.8"},
+      {"delta_percent", "5e-05"},
+      {"within_tolerance", "true"}};
+  for (const auto& [column, value] : want) EXPECT_EQ(row[column], value) << column;
+  for (const char* training_only : {"runs", "counted", "olympic_minutes", "rcp_case", "rcp_passed",
+                                    "normalization_factor", "score_minutes", "expected_minutes"}) {
+    EXPECT_EQ(row[training_only], "") << training_only;
+  }
+  // Markdown rounds the figure.
+  std::string markdown = render({inference}, ReportFormat::kMarkdown);
+  EXPECT_NE(markdown.find("| inference | llama2-70b-99.9 | Offline | result_tokens_per_second | 23514.8 | Tokens/s | true |"),
+            std::string::npos)
+      << markdown;
+}
+
+TEST(ReportCsv, QuotesFieldsWithCommasAndQuotes) {
+  DirectoryResult r = passing_result();
+  r.dir.path = "/data/a,b/llama2_70b_lora";
+  r.dir.system = "sys \"fast\"";
+  std::string text = render({r}, ReportFormat::kCsv);
+  EXPECT_NE(text.find("\"/data/a,b/llama2_70b_lora\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"sys \"\"fast\"\"\""), std::string::npos) << text;
+  auto rows = parse_csv(text);
+  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_EQ(rows[1].size(), rows[0].size());
+  auto row = by_header(rows[0], rows[1]);
+  EXPECT_EQ(row["directory"], "/data/a,b/llama2_70b_lora");
+  EXPECT_EQ(row["system"], "sys \"fast\"");
+  EXPECT_EQ(row["benchmark"], "llama2_70b_lora");
+}
+
+TEST(ReportCsv, NoDirectoriesIsJustTheHeader) {
+  auto lines = lines_of(render({}, ReportFormat::kCsv));
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].rfind("directory,", 0), 0u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// markdown
+
+// Cells of a markdown table row: split on '|' not preceded by a backslash, trimmed.
+std::vector<std::string> md_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
+      cell += "\\|";
+      ++i;
+    } else if (line[i] == '|') {
+      cells.push_back(cell);
+      cell.clear();
+    } else {
+      cell += line[i];
+    }
+  }
+  cells.push_back(cell);
+  // Leading and trailing pipes leave empty outer pieces.
+  if (!cells.empty() && cells.front().empty()) cells.erase(cells.begin());
+  if (!cells.empty() && cells.back().empty()) cells.pop_back();
+  for (auto& c : cells) {
+    auto b = c.find_first_not_of(' ');
+    auto e = c.find_last_not_of(' ');
+    c = b == std::string::npos ? "" : c.substr(b, e - b + 1);
+  }
+  return cells;
+}
+
+TEST(ReportMarkdown, HeaderSeparatorAndOneRowPerDirectory) {
+  std::string text = render({passing_result(), failing_result()}, ReportFormat::kMarkdown);
+  auto lines = lines_of(text);
+  ASSERT_EQ(lines.size(), 4u) << text;
+  auto header = md_cells(lines[0]);
+  ASSERT_FALSE(header.empty());
+  EXPECT_EQ(header.front(), "directory");
+  EXPECT_EQ(header.back(), "expected_result");  // the inference columns come last
+  auto sep = md_cells(lines[1]);
+  ASSERT_EQ(sep.size(), header.size());
+  for (const auto& s : sep) EXPECT_EQ(s, "---");
+
+  auto first_cells = md_cells(lines[2]);
+  ASSERT_EQ(first_cells.size(), header.size());
+  auto first = by_header(header, first_cells);
+  EXPECT_EQ(first["benchmark"], "llama2_70b_lora");
+  EXPECT_EQ(first["platform"], "MI355X");
+  EXPECT_EQ(first["ruleset"], "5.1.0");
+  EXPECT_EQ(first["counted"], "3");
+  EXPECT_EQ(first["olympic_minutes"], "10.0000");
+  EXPECT_EQ(first["rcp_case"], "exact");
+  EXPECT_EQ(first["normalization_factor"], "1.018475");
+  EXPECT_EQ(first["score_minutes"], "10.18");
+  EXPECT_EQ(first["expected_minutes"], "10.18");
+  EXPECT_EQ(first["delta_percent"], "+0.05");
+  EXPECT_EQ(first["within_tolerance"], "true");
+  EXPECT_EQ(first["passed"], "true");
+
+  auto second_cells = md_cells(lines[3]);
+  ASSERT_EQ(second_cells.size(), header.size());
+  auto second = by_header(header, second_cells);
+  EXPECT_EQ(second["benchmark"], "flux1");
+  EXPECT_EQ(second["score_minutes"], "");
+  EXPECT_EQ(second["passed"], "false");
+}
+
+TEST(ReportMarkdown, PipeInsideACellIsEscaped) {
+  DirectoryResult r = passing_result();
+  r.dir.system = "A|B";
+  auto lines = lines_of(render({r}, ReportFormat::kMarkdown));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_NE(lines[2].find("A\\|B"), std::string::npos) << lines[2];
+  auto header = md_cells(lines[0]);
+  auto cells = md_cells(lines[2]);
+  ASSERT_EQ(cells.size(), header.size()) << lines[2];
+  EXPECT_EQ(by_header(header, cells)["system"], "A\\|B");
+}
+
+// ---------------------------------------------------------------------------------------------
+// table
+
+TEST(ReportTable, PassingDirectory) {
+  std::ostringstream out;
+  write_table(out, passing_result(), RcpPass::kPruned);
+  std::string text = out.str();
+  EXPECT_NE(text.find("AMD / MI355X_EPYC_9575F_pytorch / llama2_70b_lora"), std::string::npos) << text;
+  EXPECT_NE(text.find("MI355X (from system description)"), std::string::npos) << text;
+  EXPECT_NE(text.find("ruleset 5.1.0 (path)"), std::string::npos) << text;
+  EXPECT_NE(text.find("10.18 minutes"), std::string::npos) << text;
+  EXPECT_EQ(text.find("10.1847"), std::string::npos) << text;  // rounded to 2 decimals
+  EXPECT_NE(text.find("PASSED"), std::string::npos) << text;
+  EXPECT_EQ(text.find("FAILED"), std::string::npos) << text;
+  EXPECT_NE(text.find("exact"), std::string::npos) << text;
+  EXPECT_NE(text.find("llama2_70b_lora_ref_8 (BS 8)"), std::string::npos) << text;
+  EXPECT_NE(text.find("trimmed (fastest)"), std::string::npos) << text;
+  EXPECT_NE(text.find("trimmed (slowest)"), std::string::npos) << text;
+  EXPECT_NE(text.find("dropped: did not converge"), std::string::npos) << text;
+  EXPECT_NE(text.find("result_0.txt"), std::string::npos) << text;
+  EXPECT_NE(text.find("result_3.txt"), std::string::npos) << text;
+  EXPECT_NE(text.find("3 of 4 runs counted"), std::string::npos) << text;
+  EXPECT_NE(text.find("+0.05 %"), std::string::npos) << text;
+  EXPECT_NE(text.find("within 5 %"), std::string::npos) << text;
+  EXPECT_NE(text.find("warning: only 4 of 10 required runs\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("warning: batch size | differs\n"), std::string::npos) << text;
+}
+
+TEST(ReportTable, CaseLineNamesTheRcpCase) {
+  DirectoryResult r = passing_result();
+  r.rcp.rcp_case = RcpCase::kInterpolated;
+  std::ostringstream out;
+  write_table(out, r, RcpPass::kFull);
+  std::string text = out.str();
+  EXPECT_NE(text.find("interpolated"), std::string::npos) << text;
+  EXPECT_NE(text.find("full set"), std::string::npos) << text;
+}
+
+TEST(ReportTable, NoScorePrintsNoneAndFailed) {
+  std::ostringstream out;
+  write_table(out, failing_result(), RcpPass::kPruned);
+  std::string text = out.str();
+  EXPECT_NE(text.find("score          none"), std::string::npos) << text;
+  EXPECT_NE(text.find("FAILED"), std::string::npos) << text;
+  EXPECT_EQ(text.find("PASSED"), std::string::npos) << text;
+  EXPECT_NE(text.find("insufficient_convergence"), std::string::npos) << text;
+  EXPECT_NE(text.find("not converged"), std::string::npos) << text;
+  EXPECT_NE(text.find("no run_stop"), std::string::npos) << text;
+  EXPECT_NE(text.find("no published figure for flux1"), std::string::npos) << text;
+  EXPECT_NE(text.find("warning: 1 of 10 required runs"), std::string::npos) << text;
+  EXPECT_NE(text.find("- / - / flux1"), std::string::npos) << text;
+}
+
+TEST(ReportTable, RcpFailureIsFailedEvenWithAnOlympicMean) {
+  DirectoryResult r = passing_result();
+  r.rcp.passed = false;
+  r.rcp.rcp_case = RcpCase::kMissing;
+  r.score_minutes.reset();
+  r.passed = false;
+  std::ostringstream out;
+  write_table(out, r, RcpPass::kPruned);
+  std::string text = out.str();
+  EXPECT_NE(text.find("none"), std::string::npos) << text;
+  EXPECT_NE(text.find("FAILED (RCP check)"), std::string::npos) << text;
+  EXPECT_NE(text.find("missing"), std::string::npos) << text;
+  EXPECT_EQ(text.find("PASSED"), std::string::npos) << text;
+}
+
+TEST(ReportTable, UnknownPlatformIsLabelled) {
+  DirectoryResult r = passing_result();
+  r.platform = PlatformTag{"Custom GPU", "system description", false};
+  std::ostringstream out;
+  write_table(out, r, RcpPass::kPruned);
+  EXPECT_NE(out.str().find("Custom GPU (not a known platform)"), std::string::npos) << out.str();
+}
+
+TEST(ReportTable, WriteReportSeparatesDirectories) {
+  std::string text = render({passing_result(), failing_result()}, ReportFormat::kTable);
+  std::ostringstream one, two;
+  write_table(one, passing_result(), RcpPass::kPruned);
+  write_table(two, failing_result(), RcpPass::kPruned);
+  EXPECT_EQ(text, one.str() + "\n" + two.str());
+}
+
+}  // namespace
+}  // namespace mlperf
