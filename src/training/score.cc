@@ -168,11 +168,10 @@ std::vector<T> repeated_to(const std::vector<T>& values, std::size_t n) {
   return out;
 }
 
-// score_directory with the runs score_directories read ahead (null: read them here).
-DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options,
-                                     ReadAhead* ahead) {
-  DirectoryResult out;
-  out.dir = dir;
+// Step 1, the ruleset: --ruleset, else the round in the path, else the newest shipped (which
+// a guess from the logs' dates may replace in step 2).
+void choose_ruleset(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options,
+                    DirectoryResult& out) {
   if (options.ruleset) {
     out.ruleset = *options.ruleset;
     out.ruleset_source = "--ruleset";
@@ -183,27 +182,35 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
     out.ruleset = data.facts().newest_ruleset();
     out.ruleset_source = "newest shipped";
   }
+}
+
+// Step 2, read the logs (taken from `ahead` when read already) and name the benchmark from
+// them (the folder name when they are silent). With neither --ruleset nor a round in the
+// path, the round is guessed from the logs' dates and the logs read again under it when it
+// differs (issue #14).
+void read_logs(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options, ReadAhead* ahead,
+               DirectoryResult& out) {
   RunOptions run_options{out.ruleset, options.bert_train_samples, options.compliance_rules};
-
   read_result_files(dir, data.facts(), run_options, ahead, out.runs, out.errors);
-
-  // Benchmark and division: what the logs say (the folder name when they are silent).
   out.benchmark = most_common(out.runs, &Run::benchmark);
   if (out.benchmark.empty()) out.benchmark = dir.benchmark_name;
-  if (!options.ruleset && !dir.path_ruleset) {  // no --ruleset, no round in the path: guess
-    std::string reason;
-    if (auto guessed = guess_ruleset(out.benchmark, out.runs, data, reason)) {
-      out.ruleset_source = "guessed";
-      out.ruleset_reason = reason;
-      if (*guessed != out.ruleset) {
-        out.ruleset = *guessed;
-        run_options = RunOptions{out.ruleset, options.bert_train_samples, options.compliance_rules};
-        out.runs.clear();
-        out.errors.clear();
-        read_result_files(dir, data.facts(), run_options, nullptr, out.runs, out.errors);
-      }
-    }
-  }
+  if (options.ruleset || dir.path_ruleset) return;
+  std::string reason;
+  std::optional<Ruleset> guessed = guess_ruleset(out.benchmark, out.runs, data, reason);
+  if (!guessed) return;
+  out.ruleset_source = "guessed";
+  out.ruleset_reason = reason;
+  if (*guessed == out.ruleset) return;
+  out.ruleset = *guessed;
+  run_options = RunOptions{out.ruleset, options.bert_train_samples, options.compliance_rules};
+  out.runs.clear();
+  out.errors.clear();
+  read_result_files(dir, data.facts(), run_options, nullptr, out.runs, out.errors);
+}
+
+// Step 3, what the runs agree on: the benchmarks they name (a warning when more than one) and
+// the division (the most common; "closed" when none is logged). Returns the benchmarks named.
+std::set<std::string> agree_on_benchmark_and_division(DirectoryResult& out) {
   std::set<std::string> benchmarks;
   for (const auto& r : out.runs) {
     if (!r.benchmark.empty()) benchmarks.insert(r.benchmark);
@@ -213,22 +220,32 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
   }
   out.division = most_common(out.runs, &Run::division);
   if (out.division.empty()) out.division = "closed";
+  return benchmarks;
+}
 
+// Step 4, the benchmark's facts (§6: required runs, olympic drop); null for an unknown
+// benchmark. Warns when the benchmark is not one of the ruleset's round.
+const BenchmarkFacts* apply_benchmark_facts(const DataContext& data, DirectoryResult& out) {
   const BenchmarkFacts* facts = data.facts().find(out.benchmark);
-  if (facts) {
-    out.required_runs = facts->required_runs;
-    out.olympic_drop = facts->olympic_drop;
-    auto round = data.facts().rounds.find(out.ruleset);
-    if (round != data.facts().rounds.end() &&
-        std::find(round->second.begin(), round->second.end(), out.benchmark) == round->second.end()) {
-      out.warnings.push_back(
-          fmt::format("{} is not a benchmark of the {} round", out.benchmark, out.ruleset.str()));
-    }
-  } else {
+  if (!facts) {
     out.warnings.push_back(fmt::format("unknown benchmark \"{}\": no facts, no RCP check", out.benchmark));
+    return nullptr;
   }
+  out.required_runs = facts->required_runs;
+  out.olympic_drop = facts->olympic_drop;
+  auto round = data.facts().rounds.find(out.ruleset);
+  if (round != data.facts().rounds.end() &&
+      std::find(round->second.begin(), round->second.end(), out.benchmark) == round->second.end()) {
+    out.warnings.push_back(fmt::format("{} is not a benchmark of the {} round", out.benchmark, out.ruleset.str()));
+  }
+  return facts;
+}
 
-  // Platform: the system description first, then the logs (spec/devices.md).
+// Step 5, the platform (spec/devices.md): the system description's accelerator first, then
+// the logs; with `--probe`, the node the tool runs on (device_probe.h) where neither names a
+// known platform.
+void tag_directory_platform(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options,
+                            DirectoryResult& out) {
   if (dir.system_description) {
     std::string error;
     if (auto doc = read_small_json(*dir.system_description, error)) {
@@ -244,25 +261,50 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
     if (!r.platform.empty()) logged_platforms.push_back(r.platform);
   }
   out.platform = tag_platform(data.platforms(), out.accelerator_model_name, logged_platforms);
-  if (options.probed_platform) {  // `--probe`: the node the tool runs on (device_probe.h)
-    const PlatformTag& probed = *options.probed_platform;
-    const char* who = out.platform.source == "log" ? "the logs say" : "the system description says";
-    // A system description naming another accelerator (e.g. an NVIDIA GPU) is a platform
-    // too: it keeps its tag. Placeholders and system names in the logs give way to the probe.
-    bool named_elsewhere = !out.platform.known && out.platform.source == "system description";
-    if (!out.platform.known && !named_elsewhere) {
-      if (!out.platform.name.empty()) {
-        out.warnings.push_back(fmt::format("{} \"{}\", not a known platform; tagged {} from this node (probe)", who,
-                                           out.platform.name, probed.name));
-      }
-      out.platform = probed;
-    } else if (out.platform.name != probed.name) {  // known, or named by the system description
-      out.warnings.push_back(
-          fmt::format("{} {} but this node holds {} (probe)", who, out.platform.name, probed.name));
+  if (!options.probed_platform) return;
+  const PlatformTag& probed = *options.probed_platform;
+  const char* who = out.platform.source == "log" ? "the logs say" : "the system description says";
+  // A system description naming another accelerator (e.g. an NVIDIA GPU) is a platform
+  // too: it keeps its tag. Placeholders and system names in the logs give way to the probe.
+  bool named_elsewhere = !out.platform.known && out.platform.source == "system description";
+  if (!out.platform.known && !named_elsewhere) {
+    if (!out.platform.name.empty()) {
+      out.warnings.push_back(fmt::format("{} \"{}\", not a known platform; tagged {} from this node (probe)", who,
+                                         out.platform.name, probed.name));
+    }
+    out.platform = probed;
+  } else if (out.platform.name != probed.name) {  // known, or named by the system description
+    out.warnings.push_back(fmt::format("{} {} but this node holds {} (probe)", who, out.platform.name, probed.name));
+  }
+}
+
+// What the olympic mean step found beside DirectoryResult's own fields.
+struct OlympicStep {
+  bool incomplete = false;                 // fewer result files than the benchmark requires
+  std::optional<double> projected_minutes;  // olympic mean of the projected full set
+};
+
+// The olympic mean of a full set whose runs behave like `runs` (each run's minutes, or a
+// dropped run, repeated in turn up to `required_runs`); nullopt without runs.
+std::optional<double> projected_olympic_mean(const std::vector<Run>& runs, int required_runs, int drop) {
+  if (runs.empty()) return std::nullopt;
+  std::vector<double> all_minutes;
+  for (const auto& r : runs) all_minutes.push_back(r.counted() ? *r.minutes : NAN);
+  std::vector<double> counted;
+  int dropped = 0;
+  for (double m : repeated_to(all_minutes, static_cast<std::size_t>(required_runs))) {
+    if (std::isnan(m)) {
+      ++dropped;
+    } else {
+      counted.push_back(m);
     }
   }
+  return olympic_mean(counted, dropped, drop);
+}
 
-  // Time to train and the olympic mean (§2, §3).
+// Step 6, time to train and the olympic mean (§2, §3), each run's role in it, and the
+// projection of an incomplete set (issue #14).
+OlympicStep take_olympic_mean(const BenchmarkDir& dir, DirectoryResult& out) {
   std::vector<double> counted;
   int dropped = 0;
   for (const auto& r : out.runs) {
@@ -272,49 +314,74 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
       ++dropped;
     }
     if (r.parse_error_count > 0) {
-      out.warnings.push_back(fmt::format("{}: {} MLLOG line(s) failed to parse; first at line {}: {}",
-                                         r.file, r.parse_error_count, r.parse_errors.front().line,
+      out.warnings.push_back(fmt::format("{}: {} MLLOG line(s) failed to parse; first at line {}: {}", r.file,
+                                         r.parse_error_count, r.parse_errors.front().line,
                                          r.parse_errors.front().message));
     }
   }
-  int drop = out.olympic_drop;
+  const int drop = out.olympic_drop;
+  OlympicStep step;
   // Fewer result files than required (a first run, a partial set): nothing is trimmed and the
-  // set is judged as a full one whose runs behave like these, marked as projected (issue #14).
-  const bool incomplete = out.required_runs > 0 && static_cast<int>(dir.result_files.size()) < out.required_runs;
-  std::optional<double> projected_olympic;
+  // set is judged as a full one whose runs behave like these, marked as projected.
+  step.incomplete = out.required_runs > 0 && static_cast<int>(dir.result_files.size()) < out.required_runs;
   // The official summarizer scores any number of logs: where its olympic mean exists for a
   // partial set, it is reported as it is (verdict still incomplete); the projection comes beside it.
-  const std::optional<double> official_olympic = olympic_mean(counted, dropped, drop);
-  if (incomplete) {
-    out.olympic_minutes = official_olympic;
-    out.run_roles = official_olympic ? olympic_roles(out.runs, dropped, drop) : olympic_roles(out.runs, 0, 0);
-    std::vector<double> all_minutes;
-    for (const auto& r : out.runs) all_minutes.push_back(r.counted() ? *r.minutes : NAN);
-    std::vector<double> full_counted;
-    int full_dropped = 0;
-    for (double m : repeated_to(all_minutes, static_cast<std::size_t>(out.required_runs))) {
-      if (std::isnan(m)) {
-        ++full_dropped;
-      } else {
-        full_counted.push_back(m);
-      }
-    }
-    if (!all_minutes.empty()) projected_olympic = olympic_mean(full_counted, full_dropped, drop);
+  out.olympic_minutes = olympic_mean(counted, dropped, drop);
+  if (step.incomplete) {
+    out.run_roles = out.olympic_minutes ? olympic_roles(out.runs, dropped, drop) : olympic_roles(out.runs, 0, 0);
+    step.projected_minutes = projected_olympic_mean(out.runs, out.required_runs, drop);
     out.warnings.push_back(fmt::format("incomplete ({} of {} runs): no verdict; figures for a full set marked projected",
                                        dir.result_files.size(), out.required_runs));
-  } else {
-    out.olympic_minutes = olympic_mean(counted, dropped, drop);
-    out.run_roles = olympic_roles(out.runs, dropped, drop);
+    return step;
   }
-  if (!out.olympic_minutes && !incomplete) {
+  out.run_roles = olympic_roles(out.runs, dropped, drop);
+  if (!out.olympic_minutes) {
     out.warnings.push_back(dropped > drop
                                ? fmt::format("{} runs dropped, at most {} allowed: no valid score", dropped, drop)
                                : fmt::format("too few counted runs ({}) for an olympic mean", counted.size()));
   }
+  return step;
+}
 
-  // Convergence against the RCPs (§4).
-  std::optional<RcpVerdict> projected_rcp;
-  if (facts && !facts->official_rcp_check) {
+// The directory as the RCP checker sees it (§4.1): samples to converge per run and the global
+// batch size the runs agree on. A run that logs no global_batch_size (the empty log of a job
+// that died at once) takes no part; one whose value is no integer (a string, a fraction)
+// leaves the batch size undetermined. Warns when the runs use different batch sizes.
+RcpSubmission rcp_submission(const BenchmarkFacts& facts, const std::set<std::string>& benchmarks,
+                             DirectoryResult& out) {
+  RcpSubmission sub;
+  sub.benchmark = out.benchmark;
+  sub.ruleset = out.ruleset;
+  sub.olympic_drop = facts.olympic_drop;
+  sub.required_runs = facts.required_runs;
+  std::set<long long> sizes;
+  bool unreadable_size = false;
+  for (const auto& r : out.runs) {
+    sub.samples_to_converge.push_back(r.converged ? r.samples_to_converge : kNotConverged);
+    if (r.global_batch_size) {
+      sizes.insert(*r.global_batch_size);
+    } else if (r.key_census.count("global_batch_size") > 0) {
+      unreadable_size = true;
+    }
+  }
+  if (!unreadable_size && sizes.size() == 1 && benchmarks.size() <= 1) sub.batch_size = *sizes.begin();
+  if (sizes.size() > 1) {
+    out.warnings.push_back(fmt::format("runs use different global batch sizes: {}", fmt::join(sizes, ", ")));
+  }
+  return sub;
+}
+
+// Step 7, convergence against the RCPs (§4): out.rcp, and for an incomplete set the check of
+// the projected full set (returned). dlrm and minigo are not checked, as in the official
+// tooling (docs/training-rulesets.md).
+std::optional<RcpVerdict> check_convergence(const BenchmarkFacts* facts, const std::set<std::string>& benchmarks,
+                                            bool incomplete, const DataContext& data, const ScoreOptions& options,
+                                            DirectoryResult& out) {
+  if (!facts) {
+    out.rcp.message = "unknown benchmark: no RCP check";
+    return std::nullopt;
+  }
+  if (!facts->official_rcp_check) {
     out.rcp = RcpVerdict{};
     out.rcp.rcp_case = RcpCase::kNotChecked;
     out.rcp.normalization_factor = std::numeric_limits<double>::quiet_NaN();  // none computed; the score is × 1.0
@@ -322,51 +389,34 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
         "not checked: the official RCP checker has no entry for {} in its table of submission runs, so the "
         "official summarizer reports the score unscaled with no RCP verdict",
         out.benchmark);
-  } else if (facts) {
-    RcpSubmission sub;
-    sub.benchmark = out.benchmark;
-    sub.ruleset = out.ruleset;
-    sub.olympic_drop = facts->olympic_drop;
-    sub.required_runs = facts->required_runs;
-    // The runs must agree on the batch size (§4.1). A run that logs no global_batch_size (the
-    // empty log of a job that died at once) takes no part; one whose value is no integer
-    // (a string, a fraction) leaves the batch size undetermined.
-    std::set<long long> sizes;
-    bool unreadable_size = false;
-    for (const auto& r : out.runs) {
-      sub.samples_to_converge.push_back(r.converged ? r.samples_to_converge : kNotConverged);
-      if (r.global_batch_size) {
-        sizes.insert(*r.global_batch_size);
-      } else if (r.key_census.count("global_batch_size") > 0) {
-        unreadable_size = true;
-      }
-    }
-    if (!unreadable_size && sizes.size() == 1 && benchmarks.size() <= 1) sub.batch_size = *sizes.begin();
-    if (sizes.size() > 1) {
-      out.warnings.push_back(fmt::format("runs use different global batch sizes: {}", fmt::join(sizes, ", ")));
-    }
-    try {
-      auto records = data.rcps(*facts, out.ruleset);
-      std::vector<RcpRecord> set = options.rcp_pass == RcpPass::kPruned ? prune_rcps(*records) : *records;
-      out.rcp = check_rcp(set, sub);
-      if (incomplete) {
-        // The set judged as a full one whose runs converge like these (repeated in turn).
-        RcpSubmission full = sub;
-        full.samples_to_converge = repeated_to(sub.samples_to_converge, facts->required_runs);
-        projected_rcp = check_rcp(set, full);
-        out.projected_rcp = projected_rcp;
-      }
-    } catch (const std::exception& e) {
-      out.rcp = RcpVerdict{};
-      out.rcp.message = e.what();
-      out.errors.push_back(e.what());
-    }
-  } else {
-    out.rcp.message = "unknown benchmark: no RCP check";
+    return std::nullopt;
   }
+  const RcpSubmission sub = rcp_submission(*facts, benchmarks, out);
+  std::optional<RcpVerdict> projected;
+  try {
+    auto records = data.rcps(*facts, out.ruleset);
+    std::vector<RcpRecord> set = options.rcp_pass == RcpPass::kPruned ? prune_rcps(*records) : *records;
+    out.rcp = check_rcp(set, sub);
+    if (incomplete) {
+      // The set judged as a full one whose runs converge like these (repeated in turn).
+      RcpSubmission full = sub;
+      full.samples_to_converge = repeated_to(sub.samples_to_converge, facts->required_runs);
+      projected = check_rcp(set, full);
+      out.projected_rcp = projected;
+    }
+  } catch (const std::exception& e) {
+    out.rcp = RcpVerdict{};
+    out.rcp.message = e.what();
+    out.errors.push_back(e.what());
+  }
+  return projected;
+}
 
-  // The score (§5). Convergence against the RCPs binds the closed division only (MLPerf
-  // Training rules); an open result is scored with the factor the check gives (1.0 on a fail).
+// Step 8, the score (§5) and the verdict. Convergence against the RCPs binds the closed
+// division only (MLPerf Training rules); an open result is scored with the factor the check
+// gives (1.0 on a fail). The score is reported whatever the RCP verdict (olympic mean × 1.0
+// on a fail); the verdict fails.
+void take_score(const OlympicStep& olympic, const std::optional<RcpVerdict>& projected_rcp, DirectoryResult& out) {
   bool rcp_required = out.division != "open";
   if (!rcp_required && !out.rcp.passed && out.rcp.rcp_case != RcpCase::kNotChecked) {
     out.warnings.push_back("RCP check failed; not required in the open division");
@@ -374,43 +424,64 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
   const bool rcp_not_checked = out.rcp.rcp_case == RcpCase::kNotChecked;
   if (rcp_not_checked) out.warnings.push_back("RCP " + out.rcp.message);
   bool rcp_ok = out.rcp.passed || !rcp_required || rcp_not_checked;
-  // The score is reported whatever the RCP verdict (olympic mean × 1.0 on a fail); the verdict fails.
   if (out.olympic_minutes) {
     out.score_minutes = *out.olympic_minutes * (out.rcp.passed ? out.rcp.normalization_factor : 1.0);
   }
-  if (projected_olympic) {
+  if (olympic.projected_minutes) {
     const RcpVerdict& p = projected_rcp ? *projected_rcp : out.rcp;
-    out.projected_score_minutes = *projected_olympic * (p.passed ? p.normalization_factor : 1.0);
+    out.projected_score_minutes = *olympic.projected_minutes * (p.passed ? p.normalization_factor : 1.0);
   }
   out.passed = out.olympic_minutes.has_value() && rcp_ok;
-  out.verdict = incomplete ? "incomplete" : out.passed ? "passed" : "failed";
+  out.verdict = olympic.incomplete ? "incomplete" : out.passed ? "passed" : "failed";
+}
 
-  // scaling.json: reported, never modified (§5).
+// Step 9, scaling.json beside the logs: reported, never modified (§5); a warning when it
+// disagrees with the factor the RCP rules give.
+void read_scaling_json(const BenchmarkDir& dir, DirectoryResult& out) {
   fs::path scaling = dir.path / "scaling.json";
   std::error_code ec;
-  if (fs::is_regular_file(scaling, ec)) {
-    std::string error;
-    auto doc = read_small_json(scaling, error);
-    if (doc && doc->is_object() && doc->contains("scaling_factor") && (*doc)["scaling_factor"].is_number()) {
-      out.scaling_json_factor = (*doc)["scaling_factor"].get<double>();
-      double computed = out.rcp.passed ? out.rcp.normalization_factor : 1.0;  // what the checker writes
-      if (std::fabs(*out.scaling_json_factor - computed) > 1e-9 * std::max(1.0, std::fabs(computed))) {
-        out.warnings.push_back(fmt::format("scaling.json says {} but the RCP rules give {}",
-                                           *out.scaling_json_factor, computed));
-      }
-    } else {
-      out.warnings.push_back(doc ? fmt::format("{}: no numeric scaling_factor", scaling.string()) : error);
-    }
+  if (!fs::is_regular_file(scaling, ec)) return;
+  std::string error;
+  auto doc = read_small_json(scaling, error);
+  if (!doc || !doc->is_object() || !doc->contains("scaling_factor") || !(*doc)["scaling_factor"].is_number()) {
+    out.warnings.push_back(doc ? fmt::format("{}: no numeric scaling_factor", scaling.string()) : error);
+    return;
   }
+  out.scaling_json_factor = (*doc)["scaling_factor"].get<double>();
+  double computed = out.rcp.passed ? out.rcp.normalization_factor : 1.0;  // what the checker writes
+  if (std::fabs(*out.scaling_json_factor - computed) > 1e-9 * std::max(1.0, std::fabs(computed))) {
+    out.warnings.push_back(
+        fmt::format("scaling.json says {} but the RCP rules give {}", *out.scaling_json_factor, computed));
+  }
+}
 
-  // Expected result for the platform.
+// Step 10, the published figure for the platform (configs/expected_results.json), compared
+// with the score (or the projected score of an incomplete set).
+void compare_with_published(const DataContext& data, const ScoreOptions& options, DirectoryResult& out) {
   std::optional<double> measured = out.score_minutes ? out.score_minutes : out.projected_score_minutes;
-  if (measured && out.platform.known) {
-    if (const ExpectedResult* e =
-            find_expected_any_round(data.expected(), out.ruleset, out.benchmark, out.platform.name)) {
-      out.expected = compare_expected(*e, *measured, options.tolerance_percent);
-    }
+  if (!measured || !out.platform.known) return;
+  if (const ExpectedResult* e = find_expected_any_round(data.expected(), out.ruleset, out.benchmark, out.platform.name)) {
+    out.expected = compare_expected(*e, *measured, options.tolerance_percent);
   }
+}
+
+// score_training_directory with the runs score_training_directories read ahead (null: read
+// them here): the steps above, in order.
+DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options,
+                                     ReadAhead* ahead) {
+  DirectoryResult out;
+  out.dir = dir;
+  choose_ruleset(dir, data, options, out);
+  read_logs(dir, data, options, ahead, out);
+  const std::set<std::string> benchmarks = agree_on_benchmark_and_division(out);
+  const BenchmarkFacts* facts = apply_benchmark_facts(data, out);
+  tag_directory_platform(dir, data, options, out);
+  const OlympicStep olympic = take_olympic_mean(dir, out);
+  const std::optional<RcpVerdict> projected_rcp =
+      check_convergence(facts, benchmarks, olympic.incomplete, data, options, out);
+  take_score(olympic, projected_rcp, out);
+  read_scaling_json(dir, out);
+  compare_with_published(data, options, out);
   for (const auto& err : out.errors) out.warnings.push_back(err);
   return out;
 }
