@@ -177,12 +177,21 @@ std::optional<std::string> round_from_absolute_path(std::string_view absolute) {
   return found;
 }
 
-InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& rules, const std::string& round,
-                                  const std::string& model_folder, const std::string& scenario_folder,
-                                  const std::string& division) {
-  InferenceResult r;
+namespace {
+
+// Appends one validity check with its value and limit; the message is kept only when it failed.
+void add_check(InferenceResult& r, std::string name, bool passed, nlohmann::json value, nlohmann::json limit,
+               std::uint64_t line, std::string message) {
+  r.checks.push_back({std::move(name), passed, std::move(value), std::move(limit), line,
+                      passed ? std::string() : std::move(message)});
+}
+
+// Names the run: its round (the newest when the rules lack it), model folder and the model whose
+// rules apply, the table's scenario, and the scenario loadgen ran (an Interactive folder runs as
+// interactive_runs_as when the log does not say).
+void identify_run(InferenceResult& r, const LoadgenLog& log, const InferenceRules& rules, const std::string& round,
+                  const std::string& model_folder, const std::string& scenario_folder) {
   r.round = rules.rounds.count(round) ? round : rules.newest_round;
-  const RoundRules& rr = rules.rounds.at(r.round);
   r.model = model_folder;
   r.rules_model = rules.model_of(model_folder);
   auto named = rules.scenario_names.find(lower(scenario_folder));
@@ -195,16 +204,13 @@ InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& r
     loadgen_scenario = r.scenario == "Interactive" ? rules.interactive_runs_as : r.scenario;
   }
   r.loadgen_scenario = loadgen_scenario;
-  const std::string& model = r.rules_model;
+}
 
-  auto add = [&](std::string name, bool passed, nlohmann::json value, nlohmann::json limit, std::uint64_t line,
-                 std::string message) {
-    r.checks.push_back({std::move(name), passed, std::move(value), std::move(limit), line,
-                        passed ? std::string() : std::move(message)});
-  };
-
-  // The headline figure (get_performance_metric): the key of the run's scenario, the model's
-  // own key where it has one.
+// The headline figure (get_performance_metric): the key of the run's scenario, the model's
+// own key where it has one.
+std::optional<double> headline_figure(InferenceResult& r, const LoadgenLog& log, const InferenceRules& rules,
+                                      const RoundRules& rr, const std::string& model,
+                                      const std::string& loadgen_scenario) {
   auto key_it = rr.result_keys.find(loadgen_scenario);
   if (key_it != rr.result_keys.end()) r.metric = key_it->second;
   if (auto m = rr.model_result_keys.find(model); m != rr.model_result_keys.end()) {
@@ -215,8 +221,14 @@ InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& r
   if (auto m = rr.model_result_scale.find(model); figure && m != rr.model_result_scale.end()) {
     if (auto f = m->second.find(loadgen_scenario); f != m->second.end()) *figure *= f->second;
   }
+  return figure;
+}
 
-  // Results inferred from another scenario's run (get_inferred_result).
+// Results inferred from another scenario's run (get_inferred_result): replaces the figure and
+// its key; false when the inferred result cannot stand.
+bool infer_from_other_scenario(InferenceResult& r, std::optional<double>& figure, const LoadgenLog& log,
+                               const InferenceRules& rules, const RoundRules& rr,
+                               const std::string& loadgen_scenario) {
   bool inferred_valid = true;
   if (r.scenario != loadgen_scenario && !(r.scenario == "Interactive" && loadgen_scenario == rules.interactive_runs_as)) {
     const bool early_stopping = rr.early_stopping_scenarios.count(loadgen_scenario) > 0;
@@ -237,112 +249,212 @@ InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& r
       figure = latency ? std::optional<double>(*latency * 8 / kNsPerMs) : std::nullopt;
       if (early_stopping && latency && *latency == 0) {
         inferred_valid = false;
-        add("inferred_result", false, 0, "> 0", log.line(r.metric),
-            "not enough samples were processed for early stopping to make an estimate");
+        add_check(r, "inferred_result", false, 0, "> 0", log.line(r.metric),
+                  "not enough samples were processed for early stopping to make an estimate");
       }
     } else if (r.scenario == "Interactive") {
       inferred_valid = false;
-      add("inferred_result", false, loadgen_scenario, rules.interactive_runs_as, log.line("effective_scenario"),
-          "an Interactive result can only come from a Server run");
+      add_check(r, "inferred_result", false, loadgen_scenario, rules.interactive_runs_as,
+                log.line("effective_scenario"), "an Interactive result can only come from a Server run");
     }
   }
+  return inferred_valid;
+}
+
+// The figure as the table shows it (Performance_Result, Performance_Units, the model's own
+// units where it has them), and the check that the log holds it.
+void record_figure(InferenceResult& r, const std::optional<double>& figure, const LoadgenLog& log,
+                   const InferenceRules& rules, const RoundRules& rr, const std::string& model,
+                   const std::string& loadgen_scenario) {
   r.performance_result = figure;
   r.lower_is_better = rules.latency_scenarios_ns_to_ms.count(r.scenario) > 0;
   r.units = rr.units.count(r.scenario) ? rr.units.at(r.scenario) : "";
   if (auto m = rr.model_units.find(model); m != rr.model_units.end()) {
     if (auto u = m->second.find(r.scenario); u != m->second.end()) r.units = u->second;
   }
-  add("performance_result", figure.has_value(), value_or_null(figure), r.metric.empty() ? nlohmann::json() : nlohmann::json(r.metric),
-      log.line(r.metric),
-      r.metric.empty() ? fmt::format("no result key for scenario {} in round {}", loadgen_scenario, r.round)
-                       : fmt::format("{} is not in the log", r.metric));
+  add_check(r, "performance_result", figure.has_value(), value_or_null(figure),
+            r.metric.empty() ? nlohmann::json() : nlohmann::json(r.metric), log.line(r.metric),
+            r.metric.empty() ? fmt::format("no result key for scenario {} in round {}", loadgen_scenario, r.round)
+                             : fmt::format("{} is not in the log", r.metric));
+}
 
-  // Validity (check_performance_dir), each condition with its value and limit.
+// result_validity: loadgen's own verdict must be VALID.
+void add_result_validity_check(InferenceResult& r, const LoadgenLog& log) {
   std::optional<std::string> validity = log.text("result_validity");
-  add("result_validity", validity == "VALID", validity ? nlohmann::json(*validity) : nlohmann::json(), "VALID",
-      log.line("result_validity"), validity ? fmt::format("loadgen says the result is {}", *validity)
-                                            : std::string("result_validity is not in the log"));
+  add_check(r, "result_validity", validity == "VALID", validity ? nlohmann::json(*validity) : nlohmann::json(),
+            "VALID", log.line("result_validity"),
+            validity ? fmt::format("loadgen says the result is {}", *validity)
+                     : std::string("result_validity is not in the log"));
+}
+
+// loadgen_errors: a detail log must show no loadgen errors (num_errors, else the error events).
+void add_loadgen_errors_check(InferenceResult& r, const LoadgenLog& log) {
   if (!log.from_summary) {
     std::optional<double> errors = log.number("num_errors");
     double count = errors ? *errors : static_cast<double>(log.error_events);
     std::string message = fmt::format("{} loadgen errors", count);
     if (!log.errors.empty()) message += fmt::format(" (line {}: {})", log.errors.front().line, log.errors.front().message);
-    add("loadgen_errors", count == 0, number_json(count), 0, errors ? log.line("num_errors") : 0, message);
+    add_check(r, "loadgen_errors", count == 0, number_json(count), 0, errors ? log.line("num_errors") : 0, message);
   }
+}
+
+// min_duration: effective_min_duration_ms at least the round's TEST_DURATION_MS.
+void add_min_duration_check(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr) {
   std::optional<double> duration = log.number("effective_min_duration_ms");
-  add("min_duration", duration && *duration >= rr.min_duration_ms, value_or_null(duration), number_json(rr.min_duration_ms),
-      log.line("effective_min_duration_ms"), "test duration (effective_min_duration_ms) below the minimum");
-  const bool early_stopping = rr.early_stopping_scenarios.count(loadgen_scenario) > 0;
-  if (!early_stopping) {
-    if (auto min = rr.min_query_count.find(loadgen_scenario); min != rr.min_query_count.end()) {
-      std::optional<double> count = log.number("effective_min_query_count");
-      add("min_query_count", count && *count >= min->second, value_or_null(count), number_json(min->second),
-          log.line("effective_min_query_count"), "effective_min_query_count below the minimum");
-    }
+  add_check(r, "min_duration", duration && *duration >= rr.min_duration_ms, value_or_null(duration),
+            number_json(rr.min_duration_ms), log.line("effective_min_duration_ms"),
+            "test duration (effective_min_duration_ms) below the minimum");
+}
+
+// min_query_count: a scenario without early stopping must run the round's minimum of queries.
+void add_min_query_count_check(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr,
+                               const std::string& loadgen_scenario) {
+  if (auto min = rr.min_query_count.find(loadgen_scenario); min != rr.min_query_count.end()) {
+    std::optional<double> count = log.number("effective_min_query_count");
+    add_check(r, "min_query_count", count && *count >= min->second, value_or_null(count), number_json(min->second),
+              log.line("effective_min_query_count"), "effective_min_query_count below the minimum");
   }
+}
+
+// offline_samples_per_query: a closed Offline run must issue the model's minimum of samples per query.
+void add_offline_samples_per_query_check(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr,
+                                         const std::string& model, const std::string& loadgen_scenario,
+                                         const std::string& division) {
   if (loadgen_scenario == "Offline" && lower(division) == "closed") {
     if (auto min = rr.offline_min_samples_per_query.find(model); min != rr.offline_min_samples_per_query.end()) {
       std::optional<double> spq = log.number("effective_samples_per_query");
-      add("offline_samples_per_query", spq && *spq >= min->second, value_or_null(spq), number_json(min->second),
-          log.line("effective_samples_per_query"), "Offline samples per query below the minimum");
+      add_check(r, "offline_samples_per_query", spq && *spq >= min->second, value_or_null(spq),
+                number_json(min->second), log.line("effective_samples_per_query"),
+                "Offline samples per query below the minimum");
     }
   }
-  if (early_stopping) {
-    std::optional<bool> met = log.boolean("early_stopping_met");
-    add("early_stopping", met == true, met ? nlohmann::json(*met) : nlohmann::json(), true,
-        log.line("early_stopping_met"),
-        "early stopping condition not met" +
-            (log.text("early_stopping_result") ? ": " + *log.text("early_stopping_result") : std::string()));
-    if (auto target = rr.server_target_latency_ns.find(model);
-        target != rr.server_target_latency_ns.end() && loadgen_scenario == "Server") {
-      std::optional<double> latency = log.number("effective_target_latency_ns");
-      // LLM summaries print TTFT/TPOT targets instead; the detail log has this key (0).
-      if (latency || !log.from_summary) {
-        add("server_target_latency_ns", latency && *latency <= target->second, value_or_null(latency),
-            number_json(target->second), log.line("effective_target_latency_ns"),
-            "Server target latency above the model's constraint");
-      }
+}
+
+// early_stopping and server_target_latency_ns: an early-stopping scenario must meet its
+// condition, and a Server run must target no more than the model's latency constraint.
+void add_early_stopping_checks(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr,
+                               const std::string& model, const std::string& loadgen_scenario) {
+  std::optional<bool> met = log.boolean("early_stopping_met");
+  add_check(r, "early_stopping", met == true, met ? nlohmann::json(*met) : nlohmann::json(), true,
+            log.line("early_stopping_met"),
+            "early stopping condition not met" +
+                (log.text("early_stopping_result") ? ": " + *log.text("early_stopping_result") : std::string()));
+  if (auto target = rr.server_target_latency_ns.find(model);
+      target != rr.server_target_latency_ns.end() && loadgen_scenario == "Server") {
+    std::optional<double> latency = log.number("effective_target_latency_ns");
+    // LLM summaries print TTFT/TPOT targets instead; the detail log has this key (0).
+    if (latency || !log.from_summary) {
+      add_check(r, "server_target_latency_ns", latency && *latency <= target->second, value_or_null(latency),
+                number_json(target->second), log.line("effective_target_latency_ns"),
+                "Server target latency above the model's constraint");
     }
   }
-  // The run's settings the checker holds to the round's (check_performance_dir): RNG seeds,
-  // performance sample count, equal-issue mode, token latencies.
+}
+
+// Validity (check_performance_dir), each condition with its value and limit.
+void add_validity_checks(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr, const std::string& model,
+                         const std::string& loadgen_scenario, const std::string& division) {
+  add_result_validity_check(r, log);
+  add_loadgen_errors_check(r, log);
+  add_min_duration_check(r, log, rr);
+  const bool early_stopping = rr.early_stopping_scenarios.count(loadgen_scenario) > 0;
+  if (!early_stopping) add_min_query_count_check(r, log, rr, loadgen_scenario);
+  add_offline_samples_per_query_check(r, log, rr, model, loadgen_scenario, division);
+  if (early_stopping) add_early_stopping_checks(r, log, rr, model, loadgen_scenario);
+}
+
+// Seeds: each effective_<name> RNG seed must be the round's official one, logged as a plain integer.
+void add_seed_checks(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr) {
   for (const auto& [name, official] : rr.seeds) {
     const std::string key = "effective_" + name;
     std::optional<std::string> text = log.text(key);
     std::uint64_t seed = 0;
     bool parsed = text && std::from_chars(text->data(), text->data() + text->size(), seed).ec == std::errc{} &&
                   std::to_string(seed) == *text;
-    add(name, parsed && seed == official, parsed ? nlohmann::json(seed) : text ? nlohmann::json(*text) : nlohmann::json(),
-        official, log.line(key), fmt::format("{} is not the round's seed", name));
+    add_check(r, name, parsed && seed == official,
+              parsed ? nlohmann::json(seed) : text ? nlohmann::json(*text) : nlohmann::json(), official, log.line(key),
+              fmt::format("{} is not the round's seed", name));
   }
+}
+
+// performance_sample_count: at least the model's minimum.
+void add_performance_sample_count_check(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr,
+                                        const std::string& model) {
   if (auto min = rr.performance_sample_count.find(model); min != rr.performance_sample_count.end()) {
     std::optional<double> count = log.number("effective_performance_sample_count");
-    add("performance_sample_count", count && *count >= min->second, value_or_null(count), number_json(min->second),
-        log.line("effective_performance_sample_count"), "performance_sample_count below the model's minimum");
+    add_check(r, "performance_sample_count", count && *count >= min->second, value_or_null(count),
+              number_json(min->second), log.line("effective_performance_sample_count"),
+              "performance_sample_count below the model's minimum");
   }
+}
+
+// equal_issue_mode: a detail log of an equal-issue model (in an equal-issue division) must use
+// sample_concatenate_permutation.
+void add_equal_issue_check(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr, const std::string& model,
+                           const std::string& division) {
   if (!log.from_summary && rr.equal_issue_models.count(model) &&
       (rr.equal_issue_divisions.empty() || rr.equal_issue_divisions.count(lower(division)))) {
     std::optional<bool> used = log.boolean("effective_sample_concatenate_permutation");
-    add("equal_issue_mode", used == true, used ? nlohmann::json(*used) : nlohmann::json(), true,
-        log.line("effective_sample_concatenate_permutation"),
-        "the model requires equal-issue mode (sample_concatenate_permutation)");
+    add_check(r, "equal_issue_mode", used == true, used ? nlohmann::json(*used) : nlohmann::json(), true,
+              log.line("effective_sample_concatenate_permutation"),
+              "the model requires equal-issue mode (sample_concatenate_permutation)");
   }
+}
+
+// token_latencies: a detail log of an LLM must have requested token latencies.
+void add_token_latencies_check(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr,
+                               const std::string& model) {
   if (!log.from_summary && rr.token_latency_models.count(model)) {
     std::optional<bool> used = log.boolean("requested_use_token_latencies");
-    add("token_latencies", used == true, used ? nlohmann::json(*used) : nlohmann::json(), true,
-        log.line("requested_use_token_latencies"), "an LLM run must log token latencies (use_token_latencies)");
+    add_check(r, "token_latencies", used == true, used ? nlohmann::json(*used) : nlohmann::json(), true,
+              log.line("requested_use_token_latencies"), "an LLM run must log token latencies (use_token_latencies)");
   }
+}
+
+// ttft/tpot_99_percentile_ns: an LLM's 99th-percentile TTFT and TPOT must be below the
+// limits of its scenario.
+void add_llm_latency_checks(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr,
+                            const std::string& model) {
   if (auto m = rr.llm_latency_limits.find(model); m != rr.llm_latency_limits.end()) {
     if (auto limits = m->second.find(r.scenario); limits != m->second.end()) {
       const char* ttft_key = "result_first_token_99.00_percentile_latency_ns";
       const char* tpot_key = "result_time_per_output_token_99.00_percentile_ns";
       std::optional<double> ttft = log.number(ttft_key), tpot = log.number(tpot_key);
-      add("ttft_99_percentile_ns", ttft && *ttft < limits->second.ttft_ns, value_or_null(ttft),
-          number_json(limits->second.ttft_ns), log.line(ttft_key), "TTFT 99th percentile not below the limit");
-      add("tpot_99_percentile_ns", tpot && *tpot < limits->second.tpot_ns, value_or_null(tpot),
-          number_json(limits->second.tpot_ns), log.line(tpot_key), "TPOT 99th percentile not below the limit");
+      add_check(r, "ttft_99_percentile_ns", ttft && *ttft < limits->second.ttft_ns, value_or_null(ttft),
+                number_json(limits->second.ttft_ns), log.line(ttft_key), "TTFT 99th percentile not below the limit");
+      add_check(r, "tpot_99_percentile_ns", tpot && *tpot < limits->second.tpot_ns, value_or_null(tpot),
+                number_json(limits->second.tpot_ns), log.line(tpot_key), "TPOT 99th percentile not below the limit");
     }
   }
+}
+
+// The run's settings the checker holds to the round's (check_performance_dir): RNG seeds,
+// performance sample count, equal-issue mode, token latencies.
+void add_settings_checks(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr, const std::string& model,
+                         const std::string& division) {
+  add_seed_checks(r, log, rr);
+  add_performance_sample_count_check(r, log, rr, model);
+  add_equal_issue_check(r, log, rr, model, division);
+  add_token_latencies_check(r, log, rr, model);
+  add_llm_latency_checks(r, log, rr, model);
+}
+
+}  // namespace
+
+InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& rules, const std::string& round,
+                                  const std::string& model_folder, const std::string& scenario_folder,
+                                  const std::string& division) {
+  InferenceResult r;
+  identify_run(r, log, rules, round, model_folder, scenario_folder);
+  const RoundRules& rr = rules.rounds.at(r.round);
+  const std::string loadgen_scenario = r.loadgen_scenario;
+  const std::string& model = r.rules_model;
+
+  std::optional<double> figure = headline_figure(r, log, rules, rr, model, loadgen_scenario);
+  const bool inferred_valid = infer_from_other_scenario(r, figure, log, rules, rr, loadgen_scenario);
+  record_figure(r, figure, log, rules, rr, model, loadgen_scenario);
+  add_validity_checks(r, log, rr, model, loadgen_scenario, division);
+  add_settings_checks(r, log, rr, model, division);
   r.valid = inferred_valid;
   for (const auto& c : r.checks) r.valid = r.valid && c.passed;
   return r;

@@ -135,6 +135,103 @@ InferenceData load_inference_data(const fs::path& root) {
   return data;
 }
 
+namespace {
+
+// The run's log: the detail log, else the summary; its parse errors become the folder's errors.
+LoadgenLog read_run_log(const LoadgenRun& run, const InferenceData& inf, DirectoryResult& out) {
+  std::optional<LoadgenLog> detail = read_detail_log_if_present(run.run_dir / kDetailLogName, inf.keys_read);
+  LoadgenLog log =
+      detail ? std::move(*detail) : read_summary_log(run.run_dir / kSummaryLogName, inf.rules.summary_labels);
+  for (const auto& e : log.parse_errors) out.errors.push_back(fmt::format("{}:{}: {}", e.file, e.line, e.message));
+  return log;
+}
+
+// The model folder: the benchmark's name, or for a bare run the nearest folder a round knows.
+std::string model_of_run(const BenchmarkDir& dir, const LoadgenRun& run, const InferenceRules& rules) {
+  std::string model = dir.benchmark_name;
+  if (run.bare) {
+    // Outside the layout the folder names may still name the model (…/llama2-70b-99/Offline/).
+    model.clear();
+    for (fs::path p = fs::absolute(dir.path).lexically_normal(); p.has_relative_path(); p = p.parent_path()) {
+      std::string name = p.filename().string();
+      if (rules.model_of(name) != name || std::any_of(rules.rounds.begin(), rules.rounds.end(), [&](const auto& r) {
+            return r.second.offline_min_samples_per_query.count(name) > 0;
+          })) {
+        model = name;
+        break;
+      }
+    }
+  }
+  return model;
+}
+
+// The round whose rules apply and where it came from.
+struct RunRound {
+  std::string round;
+  std::string source;
+};
+
+// The round: the one the path names, else the loadgen_version's when the rules know it, else the newest shipped.
+RunRound round_of_run(const BenchmarkDir& dir, const InferenceRules& rules, const LoadgenLog& log) {
+  RunRound out{rules.newest_round, "newest shipped"};
+  if (auto r = dir.absolute_path.empty() ? round_from_path(dir.path) : round_from_absolute_path(dir.absolute_path)) {
+    out.round = *r;
+    out.source = "path";
+  } else if (auto v = round_from_loadgen_version(log.text("loadgen_version").value_or(""));
+             v && rules.rounds.count(*v)) {
+    out.round = *v;
+    out.source = "loadgen_version";
+  }
+  return out;
+}
+
+// Platform: the system description's accelerator (and its network-mode rule), else the system
+// folder name; an unreadable system description is a warning.
+void tag_system(DirectoryResult& out, InferenceResult& result, const BenchmarkDir& dir, const InferenceData& inf,
+                const DataContext& data, const LoadgenLog& log) {
+  if (dir.system_description) {
+    try {
+      const SystemDescription& system = inf.system_of(*dir.system_description);
+      out.accelerator_model_name = system.accelerator_model_name;
+      add_network_mode_check(result, system, log, out.division, dir.system_description->string());
+    } catch (const std::exception& e) {
+      out.warnings.push_back(e.what());
+    }
+  }
+  out.platform = tag_platform(data.platforms(), out.accelerator_model_name, {dir.system});
+}
+
+// The published figure for the round, model, scenario and system (else platform), and the
+// measured figure against it within the tolerance; a warning when their units differ.
+void compare_with_published(DirectoryResult& out, InferenceResult& result, const BenchmarkDir& dir,
+                            const InferenceData& inf, const ScoreOptions& options) {
+  if (result.performance_result) {
+    if (const PublishedFigure* p = inf.find(result.round, result.model, result.scenario, dir.system,
+                                            out.platform.name)) {
+      InferenceExpected e;
+      e.round = p->round;
+      e.model = p->model;
+      e.scenario = p->scenario;
+      e.system = p->system;
+      e.platform = p->platform;
+      e.units = p->units;
+      e.source = p->source;
+      e.published = p->published;
+      e.measured = *result.performance_result;
+      e.delta_percent = (e.measured - e.published) / e.published * 100.0;
+      e.tolerance_percent = options.tolerance_percent;
+      e.within_tolerance = std::fabs(e.delta_percent) <= options.tolerance_percent;
+      e.lower_is_better = result.lower_is_better;
+      if (!p->units.empty() && p->units != result.units) {
+        out.warnings.push_back(fmt::format("published figure is in {}, the result in {}", p->units, result.units));
+      }
+      result.expected = e;
+    }
+  }
+}
+
+}  // namespace
+
 DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataContext& data,
                                           const ScoreOptions& options) {
   DirectoryResult out;
@@ -148,79 +245,21 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
   try {
     const InferenceData& inf = data.inference();
     const InferenceRules& rules = inf.rules;
-    std::optional<LoadgenLog> detail = read_detail_log_if_present(run.run_dir / kDetailLogName, inf.keys_read);
-    LoadgenLog log = detail ? std::move(*detail) : read_summary_log(run.run_dir / kSummaryLogName, rules.summary_labels);
-    for (const auto& e : log.parse_errors) out.errors.push_back(fmt::format("{}:{}: {}", e.file, e.line, e.message));
-
-    std::string model = dir.benchmark_name;
-    if (run.bare) {
-      // Outside the layout the folder names may still name the model (…/llama2-70b-99/Offline/).
-      model.clear();
-      for (fs::path p = fs::absolute(dir.path).lexically_normal(); p.has_relative_path(); p = p.parent_path()) {
-        std::string name = p.filename().string();
-        if (rules.model_of(name) != name || std::any_of(rules.rounds.begin(), rules.rounds.end(), [&](const auto& r) {
-              return r.second.offline_min_samples_per_query.count(name) > 0;
-            })) {
-          model = name;
-          break;
-        }
-      }
-    }
-    std::string round = rules.newest_round;
-    std::string round_source = "newest shipped";
-    if (auto r = dir.absolute_path.empty() ? round_from_path(dir.path) : round_from_absolute_path(dir.absolute_path)) {
-      round = *r;
-      round_source = "path";
-    } else if (auto v = round_from_loadgen_version(log.text("loadgen_version").value_or(""));
-               v && rules.rounds.count(*v)) {
-      round = *v;
-      round_source = "loadgen_version";
-    }
+    LoadgenLog log = read_run_log(run, inf, out);
+    const std::string model = model_of_run(dir, run, rules);
+    const RunRound round = round_of_run(dir, rules, log);
     std::string scenario = run.scenario.empty() ? log.text("effective_scenario").value_or("") : run.scenario;
     auto result = std::make_shared<InferenceResult>(
-        score_loadgen_run(log, rules, round, model, scenario, out.division.empty() ? "closed" : out.division));
-    result->round_source = round_source;
+        score_loadgen_run(log, rules, round.round, model, scenario, out.division.empty() ? "closed" : out.division));
+    result->round_source = round.source;
     // The round as a version (v4.1 → 4.1.0), so reports that print a ruleset show it.
     if (auto version = Ruleset::parse(std::string_view(result->round).substr(1))) out.ruleset = *version;
-    out.ruleset_source = round_source;
+    out.ruleset_source = round.source;
     // Summaries and comparisons group by this: one column per model and scenario.
     out.benchmark = result->model + "/" + result->scenario;
 
-    // Platform: the system description's accelerator, else the system folder name.
-    if (dir.system_description) {
-      try {
-        const SystemDescription& system = inf.system_of(*dir.system_description);
-        out.accelerator_model_name = system.accelerator_model_name;
-        add_network_mode_check(*result, system, log, out.division, dir.system_description->string());
-      } catch (const std::exception& e) {
-        out.warnings.push_back(e.what());
-      }
-    }
-    out.platform = tag_platform(data.platforms(), out.accelerator_model_name, {dir.system});
-
-    if (result->performance_result) {
-      if (const PublishedFigure* p = inf.find(result->round, result->model, result->scenario, dir.system,
-                                              out.platform.name)) {
-        InferenceExpected e;
-        e.round = p->round;
-        e.model = p->model;
-        e.scenario = p->scenario;
-        e.system = p->system;
-        e.platform = p->platform;
-        e.units = p->units;
-        e.source = p->source;
-        e.published = p->published;
-        e.measured = *result->performance_result;
-        e.delta_percent = (e.measured - e.published) / e.published * 100.0;
-        e.tolerance_percent = options.tolerance_percent;
-        e.within_tolerance = std::fabs(e.delta_percent) <= options.tolerance_percent;
-        e.lower_is_better = result->lower_is_better;
-        if (!p->units.empty() && p->units != result->units) {
-          out.warnings.push_back(fmt::format("published figure is in {}, the result in {}", p->units, result->units));
-        }
-        result->expected = e;
-      }
-    }
+    tag_system(out, *result, dir, inf, data, log);
+    compare_with_published(out, *result, dir, inf, options);
     out.passed = result->valid && out.errors.empty();
     out.inference = std::move(result);
   } catch (const std::exception& e) {
