@@ -32,7 +32,8 @@ std::vector<std::pair<std::string, CommandFactory>> registered_commands() {
 void add_scoring_options(CLI::App* cmd, ScoringArgs& args, const std::vector<std::string>& formats,
                          const std::string& format_help) {
   cmd->add_option("--ruleset", args.ruleset,
-                  "Ruleset X.Y.Z (default: a training_results_vX.Y path component, else the newest shipped)");
+                  "Ruleset X.Y.Z (default: a training_results_vX.Y path component, else guessed from the benchmark's "
+                  "rounds and the logs' dates, else the newest shipped)");
   cmd->add_option("--format", args.format, format_help)->check(CLI::IsMember(formats))->capture_default_str();
   cmd->add_option("--rcp-pass", args.rcp_pass, "RCP set: pruned (default, as the reference) or full")
       ->check(CLI::IsMember({"pruned", "full"}))

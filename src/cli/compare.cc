@@ -69,7 +69,7 @@ Command add_compare_command(CLI::App& app) {
   cmd->add_option("--baseline", args->baseline,
                   "Baseline directory (or a folder above several); default: the first PATH");
   add_scoring_options(cmd, *args, {"table", "json", "csv", "markdown", "html"});
-  cmd->add_option("PATH", args->paths, "Benchmark directories or folders above them")->required();
+  cmd->add_option("PATH", args->paths, "Benchmark directories, scenario folders, or folders above them")->required();
   return {cmd, [args] { return run_compare(*args); }};
 }
 

@@ -1,4 +1,4 @@
-// mlperf-score: score MLPerf Training result directories exactly as the official tooling does.
+// mlperf-score: score MLPerf Training and Inference results exactly as the official tooling does.
 // Each subcommand lives in its own file under src/cli/; this file only dispatches.
 
 #include <CLI/CLI.hpp>
@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
     ~Restore() { std::cout.rdbuf(old); }
   } restore{std::cout.rdbuf(&standard_output)};
 
-  CLI::App app{"mlperf-score: MLPerf Training result logs → time to train, RCP check, score"};
+  CLI::App app{"mlperf-score: MLPerf Training and Inference result logs → time to train, RCP check, score, inference "
+                "figures and validity, as the official MLCommons tooling"};
   app.set_version_flag("--version", "mlperf-score 0.1.0");
   app.require_subcommand(1);
 

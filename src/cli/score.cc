@@ -57,7 +57,8 @@ int run_score(const ScoreArgs& args) {
 
 Command add_score_command(CLI::App& app) {
   auto args = std::make_shared<ScoreArgs>();
-  CLI::App* cmd = app.add_subcommand("score", "Score benchmark directories (holding result_*.txt) or any folder above them");
+  CLI::App* cmd = app.add_subcommand("score", "Score training benchmark directories (result logs) and inference scenario folders (loadgen logs), "
+                                 "or any folder above them");
   add_scoring_options(cmd, *args, {"table", "json", "csv", "markdown", "html"});
   cmd->add_option("--tolerance", args->tolerance, "Tolerance for the expected-result comparison, percent")
       ->check(CLI::NonNegativeNumber)
@@ -65,7 +66,7 @@ Command add_score_command(CLI::App& app) {
   add_probe_options(cmd, *args,
                     "Tag directories whose logs name no known platform with this node's GPUs "
                     "(see `probe`); warn when they name another");
-  cmd->add_option("PATH", args->paths, "Benchmark directories or folders above them")->required();
+  cmd->add_option("PATH", args->paths, "Benchmark directories, scenario folders, or folders above them")->required();
   return {cmd, [args] { return run_score(*args); }};
 }
 
