@@ -346,95 +346,108 @@ const char* to_string(RcpCase c) {
   return "unknown";
 }
 
+namespace {
+
+// The verdicts given before any record is looked at (§4.2): no batch size, more runs that did
+// not converge than the olympic mean drops, no RCPs for the benchmark. True when `v` is final.
+bool judged_without_records(const std::vector<RcpRecord>& records, const RcpSubmission& submission, RcpVerdict& v) {
+  if (!submission.batch_size) {
+    v.rcp_case = RcpCase::kNoBatchSize;
+    v.message = "batch size could not be determined";
+    return true;
+  }
+  std::size_t not_converged = 0;
+  for (double x : submission.samples_to_converge) {
+    if (std::isnan(x) || x == std::numeric_limits<double>::infinity()) ++not_converged;
+  }
+  if (submission.olympic_drop < 0) {
+    v.rcp_case = RcpCase::kInsufficientConvergence;
+    v.message = "invalid olympic drop " + std::to_string(submission.olympic_drop);
+    return true;
+  }
+  if (not_converged > static_cast<std::size_t>(submission.olympic_drop)) {
+    v.rcp_case = RcpCase::kInsufficientConvergence;
+    v.message = "insufficient convergence: " + std::to_string(not_converged) + " of " +
+                std::to_string(submission.samples_to_converge.size()) + " runs did not converge (at most " +
+                std::to_string(submission.olympic_drop) + " may)";
+    return true;
+  }
+  if (records.empty()) {
+    v.rcp_case = RcpCase::kNoRcps;
+    v.message = "no RCPs found for benchmark " + submission.benchmark;
+    return true;
+  }
+  return false;
+}
+
+// The RCP at batch size `bs` interpolated between the records `below` and `above` (§4.3, as
+// numpy.interp); the reference sizes an interpolated reference as 2 × the required runs.
+RcpRecord interpolated_record(const RcpRecord& below, const RcpRecord& above, long long bs, int required_runs) {
+  RcpRecord interp;
+  interp.name = "interpolated_" + std::to_string(bs);
+  interp.benchmark = below.benchmark;
+  interp.batch_size = bs;
+  const double x = static_cast<double>(bs);
+  const double x0 = static_cast<double>(below.batch_size);
+  const double x1 = static_cast<double>(above.batch_size);
+  interp.mean = numpy_interp(x, x0, x1, below.mean, above.mean);
+  interp.stdev = numpy_interp(x, x0, x1, below.stdev, above.stdev);
+  interp.min_epochs = min_acceptable_mean(interp.mean, interp.stdev, 2 * required_runs, required_runs - 2);
+  interp.max_speedup = interp.mean / interp.min_epochs;
+  return interp;
+}
+
+// The record the submission is judged against and the verdict (§4.3): the RCP at its batch
+// size, else one interpolated between the nearest below and above, else the smallest batch
+// size's (passing only as a fallback), else missing.
+void judge_against_records(const std::vector<RcpRecord>& records, const RcpSubmission& submission, RcpVerdict& v) {
+  const long long bs = *submission.batch_size;
+  // Record choice as in the reference: first exact match; nearest below = the first record
+  // of the largest BS under bs; nearest above = the first of the smallest BS over bs.
+  const RcpRecord* exact_rec = nullptr;
+  const RcpRecord* below = nullptr;
+  const RcpRecord* above = nullptr;
+  const RcpRecord* smallest = nullptr;
+  for (const RcpRecord& r : records) {
+    if (r.batch_size == bs && !exact_rec) exact_rec = &r;
+    if (r.batch_size < bs && (!below || r.batch_size > below->batch_size)) below = &r;
+    if (r.batch_size > bs && (!above || r.batch_size < above->batch_size)) above = &r;
+    if (!smallest || r.batch_size < smallest->batch_size) smallest = &r;
+  }
+  const std::string bs_text = std::to_string(bs);
+  if (exact_rec) {
+    v.rcp_case = RcpCase::kExact;
+    evaluate(*exact_rec, submission, v);
+    v.message = "RCP " + exact_rec->name + " (batch size " + bs_text + "): " + v.message;
+  } else if (below && above) {
+    v.rcp_case = RcpCase::kInterpolated;
+    evaluate(interpolated_record(*below, *above, bs, submission.required_runs), submission, v);
+    v.message = "RCP interpolated at batch size " + bs_text + " between " + below->name + " and " + above->name +
+                ": " + v.message;
+  } else if (above) {
+    evaluate(*smallest, submission, v);
+    if (v.passed) {
+      v.rcp_case = RcpCase::kSmallerBatchFallback;
+      v.message = "no RCP at batch size " + bs_text + "; evaluated against the RCP of the " + "smallest batch size, " +
+                  smallest->name + " (batch size " + std::to_string(smallest->batch_size) + "): " + v.message;
+    } else {
+      v.rcp_case = RcpCase::kMissing;
+      v.message = "missing RCP, please submit an RCP with batch size " + bs_text + " (against the smallest, " +
+                  smallest->name + ": " + v.message + ")";
+    }
+  } else {
+    v.rcp_case = RcpCase::kMissing;
+    v.passed = false;
+    v.message = "missing RCP, please submit an RCP with batch size " + bs_text + " (every RCP has a smaller batch size)";
+  }
+}
+
+}  // namespace
+
 RcpVerdict check_rcp(const std::vector<RcpRecord>& records, const RcpSubmission& submission) {
   RcpVerdict v;
   try {
-    if (!submission.batch_size) {
-      v.rcp_case = RcpCase::kNoBatchSize;
-      v.message = "batch size could not be determined";
-      return v;
-    }
-    const long long bs = *submission.batch_size;
-
-    std::size_t not_converged = 0;
-    for (double x : submission.samples_to_converge) {
-      if (std::isnan(x) || x == std::numeric_limits<double>::infinity()) ++not_converged;
-    }
-    if (submission.olympic_drop < 0) {
-      v.rcp_case = RcpCase::kInsufficientConvergence;
-      v.message = "invalid olympic drop " + std::to_string(submission.olympic_drop);
-      return v;
-    }
-    if (not_converged > static_cast<std::size_t>(submission.olympic_drop)) {
-      v.rcp_case = RcpCase::kInsufficientConvergence;
-      v.message = "insufficient convergence: " + std::to_string(not_converged) + " of " +
-                  std::to_string(submission.samples_to_converge.size()) +
-                  " runs did not converge (at most " + std::to_string(submission.olympic_drop) +
-                  " may)";
-      return v;
-    }
-
-    if (records.empty()) {
-      v.rcp_case = RcpCase::kNoRcps;
-      v.message = "no RCPs found for benchmark " + submission.benchmark;
-      return v;
-    }
-
-    // Record choice as in the reference: first exact match; nearest below = the first record
-    // of the largest BS under bs; nearest above = the first of the smallest BS over bs.
-    const RcpRecord* exact_rec = nullptr;
-    const RcpRecord* below = nullptr;
-    const RcpRecord* above = nullptr;
-    const RcpRecord* smallest = nullptr;
-    for (const RcpRecord& r : records) {
-      if (r.batch_size == bs && !exact_rec) exact_rec = &r;
-      if (r.batch_size < bs && (!below || r.batch_size > below->batch_size)) below = &r;
-      if (r.batch_size > bs && (!above || r.batch_size < above->batch_size)) above = &r;
-      if (!smallest || r.batch_size < smallest->batch_size) smallest = &r;
-    }
-
-    const std::string bs_text = std::to_string(bs);
-    if (exact_rec) {
-      v.rcp_case = RcpCase::kExact;
-      evaluate(*exact_rec, submission, v);
-      v.message = "RCP " + exact_rec->name + " (batch size " + bs_text + "): " + v.message;
-    } else if (below && above) {
-      v.rcp_case = RcpCase::kInterpolated;
-      RcpRecord interp;
-      interp.name = "interpolated_" + bs_text;
-      interp.benchmark = below->benchmark;
-      interp.batch_size = bs;
-      const double x = static_cast<double>(bs);
-      const double x0 = static_cast<double>(below->batch_size);
-      const double x1 = static_cast<double>(above->batch_size);
-      interp.mean = numpy_interp(x, x0, x1, below->mean, above->mean);
-      interp.stdev = numpy_interp(x, x0, x1, below->stdev, above->stdev);
-      // The reference sizes an interpolated reference as 2 × the required runs.
-      interp.min_epochs = min_acceptable_mean(interp.mean, interp.stdev,
-                                              2 * submission.required_runs,
-                                              submission.required_runs - 2);
-      interp.max_speedup = interp.mean / interp.min_epochs;
-      evaluate(interp, submission, v);
-      v.message = "RCP interpolated at batch size " + bs_text + " between " + below->name +
-                  " and " + above->name + ": " + v.message;
-    } else if (above) {
-      evaluate(*smallest, submission, v);
-      if (v.passed) {
-        v.rcp_case = RcpCase::kSmallerBatchFallback;
-        v.message = "no RCP at batch size " + bs_text + "; evaluated against the RCP of the " +
-                    "smallest batch size, " + smallest->name + " (batch size " +
-                    std::to_string(smallest->batch_size) + "): " + v.message;
-      } else {
-        v.rcp_case = RcpCase::kMissing;
-        v.message = "missing RCP, please submit an RCP with batch size " + bs_text +
-                    " (against the smallest, " + smallest->name + ": " + v.message + ")";
-      }
-    } else {
-      v.rcp_case = RcpCase::kMissing;
-      v.passed = false;
-      v.message = "missing RCP, please submit an RCP with batch size " + bs_text +
-                  " (every RCP has a smaller batch size)";
-    }
+    if (!judged_without_records(records, submission, v)) judge_against_records(records, submission, v);
   } catch (const std::exception& e) {
     v.passed = false;
     v.normalization_factor = 1.0;

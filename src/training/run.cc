@@ -236,22 +236,7 @@ void RunBuilder::add_event(const E& e) {
   if (k == "eval_accuracy" || k == "eval_error") {
     on_eval(e);
   } else if (k == "tracked_stats") {
-    if constexpr (std::is_same_v<E, EventView>) {
-      // Most logs hold thousands: keep the text, parse the last one at finish.
-      // Member names of an EventView hold no escapes: without the text "throughput" in
-      // quotes there is no such member (many logs track only step times and losses).
-      std::string_view raw = sole_throughput(e.value);
-      if (raw.empty() && e.value.find("\"throughput\"") != std::string_view::npos) {
-        raw = json_member(e.value, "throughput");
-      }
-      if (!raw.empty() && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'))) {
-        throughput_text_.assign(raw);
-        throughput_pending_ = true;
-      }
-    } else if (auto t = value_member_number(e, "throughput")) {
-      run_.last_throughput = *t;
-      throughput_pending_ = false;
-    }
+    on_tracked_stats(e);
   } else if (k == "global_batch_size") {
     if (auto size = value_integer(e)) run_.global_batch_size = *size;
   } else if (k == "train_samples") {
@@ -278,41 +263,67 @@ void RunBuilder::add_event(const E& e) {
     mark_first(run_.run_start, e);
     if (!(run_.summarizer_run_start && run_.summarizer_run_stop)) run_.summarizer_run_start = EventMark{e.time_ms, e.line};
   } else if (k == "run_stop") {
-    ++run_.run_stop_count;
-    if (!(run_.summarizer_run_start && run_.summarizer_run_stop)) run_.summarizer_run_stop = EventMark{e.time_ms, e.line};
-    if (!run_.run_stop) {
-      run_.run_stop = EventMark{e.time_ms, e.line};
-      run_.status = metadata_text(e, "status");
-      // Convergence is decided at the first run_stop with the points seen so far (§4.1).
-      const BenchmarkFacts* facts = facts_now();
-      if (run_.status == "success" && any_point_) {
-        std::optional<double> point;
-        if (facts && facts->convergence_unit == ConvergenceUnit::kMetricStep) {
-          for (const auto& [step, metrics] : metric_steps_) {
-            bool ok = !facts->convergence_metrics.empty();
-            for (const auto& [name, bounds] : facts->convergence_metrics) {
-              auto m = metrics.find(name);
-              if (m == metrics.end() || !bounds.contains(m->second)) ok = false;
-            }
-            if (ok) {
-              point = step;
-              break;
-            }
-          }
-        } else if (options_.bert_train_samples && (run_.benchmark.empty() ? benchmark_hint_ : run_.benchmark) == "bert") {
-          point = last_train_samples_;
-        } else if (facts && facts->convergence_unit == ConvergenceUnit::kSamplesCount) {
-          point = last_samples_count_;
-        } else {
-          if (last_epoch_num_) point = round3(*last_epoch_num_);
-        }
-        if (point) {
-          run_.converged = true;
-          run_.samples_to_converge = *point;
-        }
-      }
-    }
+    on_run_stop(e);
   }
+}
+
+// The throughput of a tracked_stats event. Most logs hold thousands: an EventView keeps the
+// text and the last one is parsed at finish.
+template <class E>
+void RunBuilder::on_tracked_stats(const E& e) {
+  if constexpr (std::is_same_v<E, EventView>) {
+    // Member names of an EventView hold no escapes: without the text "throughput" in
+    // quotes there is no such member (many logs track only step times and losses).
+    std::string_view raw = sole_throughput(e.value);
+    if (raw.empty() && e.value.find("\"throughput\"") != std::string_view::npos) {
+      raw = json_member(e.value, "throughput");
+    }
+    if (!raw.empty() && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'))) {
+      throughput_text_.assign(raw);
+      throughput_pending_ = true;
+    }
+  } else if (auto t = value_member_number(e, "throughput")) {
+    run_.last_throughput = *t;
+    throughput_pending_ = false;
+  }
+}
+
+// run_stop: the summarizer's clock, and at the first one the status and whether the run
+// converged with the points seen so far (§4.1).
+template <class E>
+void RunBuilder::on_run_stop(const E& e) {
+  ++run_.run_stop_count;
+  if (!(run_.summarizer_run_start && run_.summarizer_run_stop)) run_.summarizer_run_stop = EventMark{e.time_ms, e.line};
+  if (run_.run_stop) return;
+  run_.run_stop = EventMark{e.time_ms, e.line};
+  run_.status = metadata_text(e, "status");
+  if (run_.status != "success" || !any_point_) return;
+  if (std::optional<double> point = convergence_point()) {
+    run_.converged = true;
+    run_.samples_to_converge = *point;
+  }
+}
+
+std::optional<double> RunBuilder::convergence_point() const {
+  const BenchmarkFacts* facts = facts_now();
+  if (facts && facts->convergence_unit == ConvergenceUnit::kMetricStep) {
+    // The first eval step where every convergence metric is within its bounds.
+    for (const auto& [step, metrics] : metric_steps_) {
+      bool ok = !facts->convergence_metrics.empty();
+      for (const auto& [name, bounds] : facts->convergence_metrics) {
+        auto m = metrics.find(name);
+        if (m == metrics.end() || !bounds.contains(m->second)) ok = false;
+      }
+      if (ok) return step;
+    }
+    return std::nullopt;
+  }
+  if (options_.bert_train_samples && (run_.benchmark.empty() ? benchmark_hint_ : run_.benchmark) == "bert") {
+    return last_train_samples_;
+  }
+  if (facts && facts->convergence_unit == ConvergenceUnit::kSamplesCount) return last_samples_count_;
+  if (last_epoch_num_) return round3(*last_epoch_num_);
+  return std::nullopt;
 }
 
 void RunBuilder::add_error(ParseError error) {

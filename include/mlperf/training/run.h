@@ -144,6 +144,12 @@ class RunBuilder {
   void add_event(const E& event);  // Event or EventView
   template <class E>
   void on_eval(const E& event);
+  template <class E>
+  void on_tracked_stats(const E& event);
+  template <class E>
+  void on_run_stop(const E& event);
+  /// The convergence point at a successful run_stop (§4.1): samples, epochs or metric step.
+  std::optional<double> convergence_point() const;
   Run::KeyCensus& census(std::string_view key);
 
   Run run_;
