@@ -1,9 +1,8 @@
 // The device probe: KFD/DRM parsing, the platform mapping (spec/devices.md), the fake sysfs
 // trees of tests/data/sysfs, the HIP runtime through the stand-in libamdhip64.so
-// (tests/fake_hip, loaded with dlopen exactly as the real one), and `--probe` tagging in
-// score_directory.
+// (tests/device/fake_hip, loaded with dlopen exactly as the real one), and `--probe` tagging in
+// score_training_directory.
 
-#include "mlperf/report/directories.h"
 #include "mlperf/device/device_probe.h"
 
 #include <dlfcn.h>
@@ -396,7 +395,7 @@ TEST_F(DeviceProbeTest, HipWithoutDeviceFallsBackToSysfs) {
             "no AMD GPU found (HIP runtime 6.4.43483 loaded, no device; no KFD nodes)");
 }
 
-// --- `--probe` in score_directory ------------------------------------------------------
+// --- `--probe` in score_training_directory -------------------------------------------
 
 class ScoreWithProbeTest : public DeviceProbeTest {
  protected:
@@ -408,7 +407,7 @@ class ScoreWithProbeTest : public DeviceProbeTest {
     EXPECT_EQ(dirs.size(), 1u);
     ScoreOptions options;
     options.probed_platform = std::move(probed);
-    return score_directory(dirs.at(0), data, options);
+    return score_training_directory(dirs.at(0), data, options);
   }
 };
 

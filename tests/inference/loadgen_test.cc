@@ -7,7 +7,6 @@
 
 #include "../test_support.h"
 #include "mlperf/inference/score.h"
-#include "mlperf/report/inference_report.h"
 
 namespace mlperf::inference {
 namespace {
@@ -510,46 +509,6 @@ TEST(InferenceCompare, ALatencyIsBetterLower) {
   a.inference = ta;
   b.inference = tb;
   EXPECT_DOUBLE_EQ(*speedup(a, b), 0.5);  // half the throughput
-}
-
-// The report writes inference objects as text directly; it must be byte for byte what
-// nlohmann gives for the same object (key order, indentation, numbers, escapes).
-TEST(InferenceJson, TextIsExactlyTheDumpOfTheObject) {
-  std::vector<DiscoveryError> errors;
-  std::vector<DirectoryResult> results;
-  for (const auto& d : find_benchmark_dirs(source_dir() / "data/examples", errors)) {
-    if (d.loadgen) results.push_back(score_inference_directory(d, data(), ScoreOptions{}));
-  }
-  ASSERT_EQ(results.size(), 7u);
-  // Hostile text and values: quotes, backslashes, control bytes, non-ASCII and invalid UTF-8,
-  // NaN, structured check values, an empty result.
-  DirectoryResult odd = results[0];
-  auto inf = std::make_shared<InferenceResult>(*odd.inference);
-  inf->model = "m\"o\\del\t\x01\xc3\xa9\xff";
-  inf->performance_result = std::nan("");
-  inf->checks.push_back({"odd", false, nlohmann::json::parse(R"({"b": [1, 2.5, "x"], "a": {}})"),
-                         nlohmann::json::array(), 0, "line\nbreak"});
-  inf->checks.push_back({"big", true, nlohmann::json(18209322760996052031ULL), nlohmann::json(1e-05), 7, ""});
-  inf->checks.push_back({"scalars", false, nlohmann::json(-9223372036854775807LL - 1), nlohmann::json(true), 0, ""});
-  inf->checks.push_back({"more", true, nlohmann::json(), nlohmann::json("caf\u00e9 \"q\"\n"), 1, "m"});
-  inf->expected.reset();
-  odd.inference = inf;
-  odd.warnings = {"w\u00e9", ""};
-  odd.errors = {"e1"};
-  odd.dir.submitter.clear();
-  results.push_back(odd);
-  DirectoryResult empty;
-  empty.dir.path = "x";
-  empty.dir.loadgen = LoadgenRun{};
-  results.push_back(empty);
-  for (const auto& r : results) {
-    const std::string dumped = inference_to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    EXPECT_EQ(inference_to_json_text(r), dumped) << r.dir.path;
-    // Placed inside a document: four more spaces after every newline.
-    std::string indented;
-    for (char c : dumped) indented += c == '\n' ? std::string("\n    ") : std::string(1, c);
-    EXPECT_EQ(inference_to_json_text(r, 4), indented) << r.dir.path;
-  }
 }
 
 }  // namespace

@@ -1,0 +1,79 @@
+// The reports of `check` (report/check_report.h): GitHub annotations, JSON and the table,
+// written from a CheckReport made here.
+#include "mlperf/report/check_report.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "../test_support.h"
+
+namespace mlperf {
+namespace {
+
+using testing::rs;
+
+CheckReport sample_report() {
+  CheckReport r;
+  r.directory = "/results/AMD/results/sys/llama31_8b";
+  r.submitter = "AMD";
+  r.system = "sys";
+  r.benchmark = "llama31_8b";
+  r.division = "closed";
+  r.ruleset = rs("5.1.0");
+  r.ruleset_source = "path";
+  CheckResult order{"event_order", "order", {}};
+  order.findings.push_back({"event_order", Finding::kError, r.directory + "/result_2.txt", 41, "run_start, 100% early\nreally"});
+  CheckResult count{"run_count", "count", {}};
+  count.findings.push_back({"run_count", Finding::kWarning, r.directory, 0, "unknown benchmark"});
+  r.checks = {order, count, CheckResult{"rcp", "rcp", {}}};
+  return r;
+}
+
+TEST(CheckOutput, GithubAnnotationsEscapeDataAndProperties) {
+  EXPECT_EQ(github_escape_data("50% a\r\nb: c, d"), "50%25 a%0D%0Ab: c, d");
+  EXPECT_EQ(github_escape_property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
+  std::ostringstream out;
+  write_github_annotations(out, {sample_report()});
+  EXPECT_EQ(out.str(),
+            "::error file=/results/AMD/results/sys/llama31_8b/result_2.txt,line=41,title=event_order::run_start, 100%25 "
+            "early%0Areally\n"
+            "::warning file=/results/AMD/results/sys/llama31_8b,title=run_count::unknown benchmark\n"
+            "check: 1 directory, 0 passed, 1 failed; 1 error, 1 warning\n");
+}
+
+TEST(CheckOutput, JsonHasEveryCheckAndNullForAMissingLine) {
+  auto j = check_to_json(sample_report());
+  EXPECT_EQ(j["passed"], false);
+  EXPECT_EQ(j["errors"], 1);
+  EXPECT_EQ(j["warnings"], 1);
+  EXPECT_EQ(j["ruleset"], "5.1.0");
+  ASSERT_EQ(j["checks"].size(), 3u);
+  EXPECT_EQ(j["checks"][0]["check"], "event_order");
+  EXPECT_EQ(j["checks"][0]["passed"], false);
+  EXPECT_EQ(j["checks"][0]["findings"][0]["line"], 41);
+  EXPECT_EQ(j["checks"][0]["findings"][0]["severity"], "error");
+  EXPECT_TRUE(j["checks"][1]["findings"][0]["line"].is_null());
+  EXPECT_EQ(j["checks"][1]["passed"], true);
+  EXPECT_EQ(j["checks"][2]["findings"].size(), 0u);
+}
+
+TEST(CheckOutput, TableShowsEachCheckAndItsFindingsUnderIt) {
+  std::ostringstream out;
+  write_check_table(out, {sample_report()});
+  EXPECT_EQ(out.str(),
+            "AMD / sys / llama31_8b: FAILED (1 error) (1 warning)\n"
+            "  directory  /results/AMD/results/sys/llama31_8b\n"
+            "  division closed   ruleset 5.1.0 (path)\n"
+            "\n"
+            "  event_order      FAIL, 1 error\n"
+            "    error    result_2.txt:41: run_start, 100% early\nreally\n"
+            "  run_count        pass, 1 warning\n"
+            "    warning  .: unknown benchmark\n"
+            "  rcp              pass\n"
+            "\n"
+            "check: 1 directory, 0 passed, 1 failed; 1 error, 1 warning\n");
+}
+
+}  // namespace
+}  // namespace mlperf
