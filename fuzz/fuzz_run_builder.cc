@@ -15,7 +15,7 @@
 #include "mlperf/mllog/line_reader.h"
 #include "mlperf/mllog/mllog.h"
 #include "mlperf/training/run.h"
-#include "run_describe.h"  // tests/: every field of a Run as text
+#include "run_describe.h"  // tests/training/: every field of a Run as text
 
 namespace {
 const mlperf::Facts& facts() {
