@@ -4,6 +4,7 @@
 #include "mlperf/inference/result.h"
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -172,6 +173,18 @@ TEST(ReportJson, ScoreAtFullPrecision) {
   ASSERT_TRUE(j.at("score_minutes").is_number());
   EXPECT_EQ(j.at("score_minutes").get<double>(), kScore);  // bit for bit, not rounded
   EXPECT_NE(j.dump().find("10.18474574915825"), std::string::npos);
+}
+
+// An RCP check the official checker cannot make (dlrm, minigo): no verdict and no factor.
+TEST(ReportJson, AnRcpCheckNotMadeHasNullVerdictAndFactor) {
+  DirectoryResult r = passing_result();
+  r.rcp = RcpVerdict{};
+  r.rcp.rcp_case = RcpCase::kNotChecked;
+  r.rcp.normalization_factor = std::numeric_limits<double>::quiet_NaN();
+  nlohmann::json j = to_json(r, RcpPass::kPruned);
+  EXPECT_TRUE(j["rcp"]["passed"].is_null());
+  EXPECT_TRUE(j["rcp"]["normalization_factor"].is_null());
+  EXPECT_EQ(j["rcp"]["case"], "not_checked");
 }
 
 TEST(ReportJson, Runs) {

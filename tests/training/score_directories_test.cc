@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "mlperf/report/report.h"
+#include "mlperf/report/report.h"  // results compared through their JSON report
 #include "mlperf/training/score.h"
 #include "../test_support.h"
 

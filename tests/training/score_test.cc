@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "mlperf/report/report.h"
 
 #include "../test_support.h"
 
@@ -228,10 +227,7 @@ TEST_F(DamagedCopy, ABenchmarkTheOfficialRcpCheckerCannotCheckIsScoredUnscaled) 
   EXPECT_GT(checked.rcp.normalization_factor, 1.0);  // the check would have scaled it
   EXPECT_TRUE(r.passed);
   EXPECT_EQ(r.verdict, "passed");
-  auto j = to_json(r, RcpPass::kPruned);
-  EXPECT_TRUE(j["rcp"]["passed"].is_null());
-  EXPECT_TRUE(j["rcp"]["normalization_factor"].is_null());
-  EXPECT_EQ(j["rcp"]["case"], "not_checked");
+  EXPECT_FALSE(r.rcp.passed);  // no verdict: the JSON report writes null (report_test.cc)
 }
 
 TEST_F(DamagedCopy, OpenDivisionDoesNotNeedTheRcpCheck) {

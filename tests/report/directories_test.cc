@@ -1,0 +1,90 @@
+// Scoring and checking directories of either kind (report/directories.h): a tree holding
+// training benchmark directories and inference scenario folders gives, in the order given,
+// what each kind's own scorer and checker give for each directory on its own.
+#include "mlperf/report/directories.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../test_support.h"
+#include "mlperf/inference/check.h"
+#include "mlperf/inference/score.h"
+#include "mlperf/report/check_report.h"
+#include "mlperf/report/report.h"
+
+namespace mlperf {
+namespace {
+
+using testing::source_dir;
+
+std::string as_json(const std::vector<DirectoryResult>& results) {
+  std::ostringstream out;
+  write_report(out, results, ReportFormat::kJson, RcpPass::kPruned);
+  return out.str();
+}
+
+class Directories : public ::testing::Test {
+ protected:
+  DataContext data{source_dir()};
+
+  // Every directory of data/examples (2 training, 7 inference), the kinds interleaved and one
+  // of each given twice.
+  std::vector<BenchmarkDir> mixed() {
+    std::vector<DiscoveryError> errors;
+    std::vector<BenchmarkDir> dirs = find_benchmark_dirs(source_dir() / "data/examples", errors);
+    EXPECT_TRUE(errors.empty());
+    std::vector<BenchmarkDir> training, inference;
+    for (const auto& d : dirs) (d.loadgen ? inference : training).push_back(d);
+    EXPECT_EQ(training.size(), 2u);
+    EXPECT_EQ(inference.size(), 7u);
+    std::vector<BenchmarkDir> out;
+    for (std::size_t i = 0; i < inference.size(); ++i) {
+      out.push_back(inference[i]);
+      if (i < training.size()) out.push_back(training[training.size() - 1 - i]);
+    }
+    out.push_back(training[0]);
+    out.push_back(inference[0]);
+    return out;
+  }
+};
+
+TEST_F(Directories, EachKindScoredByItsOwnScorerInTheOrderGiven) {
+  const std::vector<BenchmarkDir> dirs = mixed();
+  const std::vector<DirectoryResult> got = score_directories(dirs, data, ScoreOptions{});
+  ASSERT_EQ(got.size(), dirs.size());
+  std::vector<DirectoryResult> one_by_one;
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    EXPECT_EQ(got[i].dir.path, dirs[i].path) << i;
+    EXPECT_EQ(got[i].inference != nullptr, dirs[i].loadgen.has_value()) << dirs[i].path;
+    one_by_one.push_back(dirs[i].loadgen ? inference::score_inference_directory(dirs[i], data, ScoreOptions{})
+                                         : score_training_directory(dirs[i], data, ScoreOptions{}));
+    EXPECT_EQ(as_json({score_directory(dirs[i], data, ScoreOptions{})}), as_json({one_by_one.back()})) << dirs[i].path;
+  }
+  EXPECT_EQ(as_json(got), as_json(one_by_one));
+  EXPECT_EQ(got[1].benchmark, "llama31_8b");  // the training directories, last first
+  EXPECT_EQ(got[3].benchmark, "llama2_70b_lora");
+  EXPECT_TRUE(got[0].inference && got[0].inference->valid);
+}
+
+TEST_F(Directories, EachKindCheckedByItsOwnChecker) {
+  const std::vector<DirectoryResult> results = score_directories(mixed(), data, ScoreOptions{});
+  for (const auto& r : results) {
+    const CheckReport report = check_directory(r, data.facts());
+    const CheckReport own = r.dir.loadgen ? inference::check_inference_directory(r)
+                                          : check_training_directory(r, data.facts());
+    EXPECT_EQ(check_to_json(report), check_to_json(own)) << r.dir.path;
+    EXPECT_TRUE(report.passed()) << r.dir.path;
+    // A training directory is judged by the package checks, a scenario folder by its validity.
+    EXPECT_EQ(report.find("rcp") != nullptr, !r.dir.loadgen) << r.dir.path;
+  }
+}
+
+TEST_F(Directories, NoDirectoriesNoResults) {
+  EXPECT_TRUE(score_directories({}, data, ScoreOptions{}).empty());
+}
+
+}  // namespace
+}  // namespace mlperf
