@@ -16,7 +16,6 @@
 #include <fstream>
 #include <string_view>
 
-
 #include "mlperf/mllog/parallel.h"
 #include "mlperf/mllog/path_text.h"
 

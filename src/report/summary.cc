@@ -3,12 +3,8 @@
 #include "mlperf/report/table_text.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <fstream>
 #include <map>
 #include <ostream>
-#include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

@@ -75,8 +75,8 @@ std::vector<std::string> olympic_roles(const std::vector<Run>& runs, int dropped
   return roles;
 }
 
-// The runs of a directory read ahead by score_directories (all files of all directories on
-// one pool), waiting for score_directory to take them.
+// The runs of a directory read ahead by score_training_directories (all files of all
+// directories on one pool), waiting for score_directory_with to take them.
 struct ReadAhead {
   RunOptions options;                      // what the files were read with
   std::vector<std::optional<Run>> runs;    // per result file; nullopt when unreadable

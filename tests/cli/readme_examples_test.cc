@@ -39,6 +39,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using mlperf::testing::binary;
+using mlperf::testing::read_file;
 using mlperf::testing::source_dir;
 using mlperf::testing::TempDir;
 
@@ -184,13 +185,6 @@ std::string quoted(const std::string& s) {
   return out + "'";
 }
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // Separates the commands' outputs in one shell's standard output: a byte that no report holds,
 // followed by the command's exit status.
 constexpr char kMark = '\x1e';
@@ -228,7 +222,7 @@ TEST_P(ReadmeExample, PrintsWhatTheReadmeShows) {
   char buf[65536];
   for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
   int shell_status = ::pclose(pipe);
-  std::string err = read_all(err_file);
+  std::string err = read_file(err_file);
 
   // Per command: its output and its exit status.
   std::vector<std::pair<std::string, int>> results;
