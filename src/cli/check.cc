@@ -13,6 +13,7 @@
 #include "mlperf/report/html/report.h"
 #include "mlperf/report/output.h"
 #include "mlperf/training/check.h"
+#include "mlperf/training/package.h"
 #include "mlperf/compliance/rules.h"
 #include "mlperf/report/junit.h"
 
@@ -22,6 +23,7 @@ namespace {
 
 struct CheckArgs : ScoringArgs {
   std::string junit;
+  PackageOptions package;
   std::vector<std::string> paths;
 };
 
@@ -68,6 +70,15 @@ int run_check(const CheckArgs& args) {
 
   CheckOptions check_options;
   if (args.probe) check_options.extra_checks.push_back(&platform_check);
+  std::optional<PackageJudge> package;
+  try {
+    std::vector<std::filesystem::path> given(args.paths.begin(), args.paths.end());
+    package.emplace(data->package_rules(), data->facts(), given, args.package);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "mlperf-score: {}\n", e.what());
+    return kExitInputError;
+  }
+  check_options.package = &*package;
   std::vector<CheckReport> reports;
   reports.reserve(results.size());
   for (const auto& r : results) {
@@ -105,8 +116,9 @@ int run_check(const CheckArgs& args) {
 Command add_check_command(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "check", "Check result logs against the official compliance rules, and benchmark directories against "
-               "the submission rules (quality target, consistency, run count, olympic score, RCP)");
+      "check", "Check result logs against the official compliance rules, and benchmark directories and "
+               "submission packages as the official package checker does (quality target, consistency, run count, "
+               "result files, seeds, system description, power, olympic score, RCP)");
   add_scoring_options(cmd, *args, {"table", "json", "github", "html"},
                       "Output format: table, json, github (workflow annotations) or html (one self-contained page)");
   cmd->add_option("--junit", args->junit,
@@ -115,6 +127,11 @@ Command add_check_command(CLI::App& app) {
   add_probe_options(cmd, *args,
                     "Tag directories whose logs name no known platform with this node's GPUs "
                     "and warn when they name another (see `probe`)");
+  cmd->add_flag("--rcp-bypass", args->package.rcp_bypass,
+               "As the package checker's --rcp-bypass: a failed RCP check (RCP found or interpolated, or missing) "
+               "is a warning, for the submission committee to review");
+  cmd->add_flag("--seed-checker-bypass", args->package.seed_checker_bypass,
+                "As the package checker's --seed-checker-bypass: seed checker errors are warnings");
   cmd->add_option("PATH", args->paths, "Result logs, benchmark directories or folders above them")->required();
   return {cmd, [args] { return run_check(*args); }};
 }

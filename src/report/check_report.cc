@@ -95,7 +95,7 @@ void write_check_table(std::ostream& out, const std::vector<CheckReport>& report
       std::size_t e = c.count(Finding::kError), w = c.count(Finding::kWarning);
       std::string result = c.passed() ? "pass" : fmt::format("FAIL, {}", plural(e, "error"));
       if (w > 0) result += fmt::format(", {}", plural(w, "warning"));
-      out << fmt::format("  {:<16} {}\n", c.check, result);
+      out << fmt::format("  {:<18} {}\n", c.check, result);
       for (const auto& f : c.findings) {
         out << fmt::format("    {:<8} {}: {}\n", to_string(f.severity), location(shown_file(f.file, r.directory), f.line),
                            f.message);

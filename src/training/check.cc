@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "mlperf/training/package.h"
+
 namespace mlperf {
 
 namespace {
@@ -30,7 +32,8 @@ constexpr std::array<std::string_view, kCheckIds.size()> kCheckDescriptions = {
 };
 
 // The checks that judge one result file; their failures may be accepted under olympic scoring.
-constexpr std::array<std::string_view, 3> kPerRunChecks = {"compliance", "run_stop_status", "quality_target"};
+// Power errors join them, as the official package checker counts them with compliance failures.
+constexpr std::array<std::string_view, 4> kPerRunChecks = {"compliance", "run_stop_status", "quality_target", "power"};
 
 bool is_per_run(std::string_view id) {
   return std::find(kPerRunChecks.begin(), kPerRunChecks.end(), id) != kPerRunChecks.end();
@@ -213,12 +216,15 @@ std::string file_list(const std::vector<std::string>& files) {
 void check_olympic_score(const DirectoryResult& r, CheckReport& report, Collector& out) {
   std::string dir = r.dir.path.string();
   const int drop = r.olympic_drop;
-  // Runs with an error in a per-run check, in file order.
+  // Runs with an error in a per-run check, in file order. A per-run check's finding about
+  // something else than a run (the power folder) is never accepted under olympic scoring.
+  std::set<std::string> run_files;
+  for (const auto& run : r.runs) run_files.insert(run.file);
   std::set<std::string> failing_set;
   for (const auto& c : report.checks) {
     if (!is_per_run(c.check)) continue;
     for (const auto& f : c.findings) {
-      if (f.severity == Finding::kError) failing_set.insert(f.file);
+      if (f.severity == Finding::kError && run_files.count(f.file)) failing_set.insert(f.file);
     }
   }
   std::vector<std::string> failing, dropped;
@@ -244,7 +250,9 @@ void check_olympic_score(const DirectoryResult& r, CheckReport& report, Collecto
     // As the official package checker: up to `drop` non-compliant runs are accepted.
     for (auto& c : report.checks) {
       if (!is_per_run(c.check)) continue;
-      for (auto& f : c.findings) f.severity = Finding::kWarning;
+      for (auto& f : c.findings) {
+        if (run_files.count(f.file)) f.severity = Finding::kWarning;
+      }
     }
     out.add("olympic_score", Finding::kWarning, dir, 0,
             fmt::format("{} of {} runs fail per-run checks ({}): accepted, the olympic mean drops up to {}",
@@ -252,18 +260,36 @@ void check_olympic_score(const DirectoryResult& r, CheckReport& report, Collecto
   }
 }
 
-void check_rcp(const DirectoryResult& r, Collector& out) {
+// The failing cases the package checker's rcp-bypass accepts (rcp_checker.py check_directory).
+bool bypassable(RcpCase c) { return c == RcpCase::kExact || c == RcpCase::kInterpolated || c == RcpCase::kMissing; }
+
+void check_rcp(const DirectoryResult& r, const PackageVerdict* package, Collector& out) {
+  const std::string dir = r.dir.path.string();
+  if (package) {
+    for (const auto& f : package->rcp_notes) out.add("rcp", f.severity, f.file, f.line, f.message);
+  }
   if (r.rcp.rcp_case == RcpCase::kNotChecked) {
     // As the official summarizer: no RCP verdict, the score stands unscaled.
-    out.add("rcp", Finding::kWarning, r.dir.path.string(), 0, "RCP " + r.rcp.message);
+    out.add("rcp", Finding::kWarning, dir, 0, "RCP " + r.rcp.message);
     return;
   }
   if (r.rcp.passed) return;
-  bool open = r.division == "open";
   std::string message = r.rcp.message.empty() ? std::string("the RCP check failed") : r.rcp.message;
-  out.add("rcp", open ? Finding::kWarning : Finding::kError, r.dir.path.string(), 0,
-          fmt::format("RCP check failed ({}): {}{}", to_string(r.rcp.rcp_case), message,
-                      open ? " (not required in the open division)" : ""));
+  message = fmt::format("RCP check failed ({}): {}", to_string(r.rcp.rcp_case), message);
+  const bool described = package && package->division_from_description;
+  if (described && package->division != "closed") {
+    out.add("rcp", Finding::kWarning, dir, 0,
+            message + fmt::format(" (the system description's division is \"{}\": the package checker runs no RCP check)",
+                                  package->division));
+  } else if (!described && r.division == "open") {
+    out.add("rcp", Finding::kWarning, dir, 0, message + " (not required in the open division)");
+  } else if (package && package->rcp_bypass && bypassable(r.rcp.rcp_case)) {
+    out.add("rcp", Finding::kWarning, dir, 0,
+            message + fmt::format(" — accepted by rcp-bypass ({}); the submission committee reviews it",
+                                  package->rcp_bypass_source));
+  } else {
+    out.add("rcp", Finding::kError, dir, 0, message);
+  }
 }
 
 // ---- output helpers -------------------------------------------------------------------
@@ -329,8 +355,15 @@ CheckReport check_training_directory(const DirectoryResult& r, const Facts& fact
   } else {
     check_consistency(r, out);
     check_run_count(r, out);
+    std::optional<PackageVerdict> package;
+    if (options.package) {
+      package = options.package->judge(r);
+      auto after = std::find_if(report.checks.begin(), report.checks.end(),
+                                [](const CheckResult& c) { return c.check == "run_count"; });
+      report.checks.insert(after + 1, package->checks.begin(), package->checks.end());
+    }
     check_olympic_score(r, report, out);
-    check_rcp(r, out);
+    check_rcp(r, package ? &*package : nullptr, out);
   }
 
   for (const auto& extra : options.extra_checks) {

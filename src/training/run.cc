@@ -264,6 +264,23 @@ void RunBuilder::add_event(const E& e) {
     if (!(run_.summarizer_run_start && run_.summarizer_run_stop)) run_.summarizer_run_start = EventMark{e.time_ms, e.line};
   } else if (k == "run_stop") {
     on_run_stop(e);
+  } else if (k == "seed") {
+    on_seed(e);
+  }
+}
+
+// A seed event, read as the official seed checker reads it (training/seeds.h). Runs log one
+// or two, so an EventView's JSON is simply parsed.
+template <class E>
+void RunBuilder::on_seed(const E& e) {
+  if (run_.seed_events++ >= Run::kMaxKeptSeeds) return;
+  if constexpr (std::is_same_v<E, EventView>) {
+    nlohmann::json value = e.value.empty() ? nlohmann::json() : nlohmann::json::parse(e.value.begin(), e.value.end());
+    nlohmann::json metadata =
+        e.metadata.empty() ? nlohmann::json::object() : nlohmann::json::parse(e.metadata.begin(), e.metadata.end());
+    run_.seeds.push_back(read_seed_record(value, metadata, e.line, e.value));
+  } else {
+    run_.seeds.push_back(read_seed_record(e.value, e.metadata, e.line));
   }
 }
 

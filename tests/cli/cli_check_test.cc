@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlperf/training/check.h"
+#include "mlperf/training/package.h"
 #include "../test_support.h"
 
 namespace mlperf {
@@ -42,9 +43,15 @@ void expect_well_formed_xml(const fs::path& file) {
 }
 
 // A copy of the llama31_8b example under <tmp>/llama31_8b.
+// The llama31_8b example as a package: <tmp>/AMD/results/SYS/llama31_8b with the example's
+// system description as AMD/systems/SYS.json.
 fs::path copy_example(const TempDir& tmp) {
-  fs::path dir = tmp.path() / "llama31_8b";
+  fs::path dir = tmp.path() / "AMD/results/SYS/llama31_8b";
+  fs::create_directories(dir.parent_path());
   fs::copy(example_system() / "llama31_8b", dir, fs::copy_options::recursive);
+  fs::create_directories(tmp.path() / "AMD/systems");
+  fs::copy_file(example_system().parent_path().parent_path() / "systems" / (example_system().filename().string() + ".json"),
+                tmp.path() / "AMD/systems/SYS.json");
   return dir;
 }
 
@@ -66,7 +73,7 @@ TEST(CliCheck, TheExamplesPassAndNothingIsWrittenIntoThem) {
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("AMD / MI355X_EPYC_9575F_pytorch / llama31_8b: PASSED\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  division closed   ruleset 5.1.0 (path)\n"), std::string::npos);
-  EXPECT_NE(r.out.find("  compliance       pass\n"), std::string::npos);
+  EXPECT_NE(r.out.find("  compliance         pass\n"), std::string::npos);
   EXPECT_NE(r.out.find("check: 2 directories, 2 passed, 0 failed; 0 errors, 0 warnings\n"), std::string::npos);
   EXPECT_EQ(snapshot(source_dir() / "data/examples/training_results_v5.1"), before);
 }
@@ -136,7 +143,7 @@ TEST(CliCheck, ASingleClosedLlamaLogWithWrongHyperparametersFailsWithTheRuleInWo
 
   auto r = run_command(binary() + " check --ruleset 5.1.0 " + q(log) + " 2>&1");
   EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("  compliance       FAIL, 3 errors\n"
+  EXPECT_NE(r.out.find("  compliance         FAIL, 3 errors\n"
                        "    error    result_0.txt:19: max_sequence_length must be 8192 in the closed division "
                        "(training_5.1.0/closed_llama31_8b.yaml); found 4096\n"
                        "    error    result_0.txt:23: opt_name must be 'adamw' in the closed division "
@@ -175,13 +182,13 @@ TEST(CliCheck, NineOfTenRunsExitOneAndTheJunitFileSaysWhy) {
   fs::create_directories(junit.parent_path());
   auto r = run_command(binary() + " check --ruleset 5.1.0 --junit " + q(junit) + " " + q(dir) + " 2>&1");
   EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("  run_count        FAIL, 1 error\n    error    .: 9 result files; llama31_8b requires 10 runs\n"),
+  EXPECT_NE(r.out.find("  run_count          FAIL, 1 error\n    error    .: 9 result files; llama31_8b requires 10 runs\n"),
             std::string::npos)
       << r.out;
   std::string xml = read_file(junit);
   expect_well_formed_xml(junit);
   EXPECT_EQ(occurrences(xml, "<testsuite "), 1u);
-  EXPECT_EQ(occurrences(xml, "<testcase "), kCheckIds.size());
+  EXPECT_EQ(occurrences(xml, "<testcase "), kCheckIds.size() + kPackageCheckIds.size());
   EXPECT_NE(xml.find("<failure message=\"" + dir.string() + ": 9 result files; llama31_8b requires 10 runs\" "
                      "type=\"run_count\">"),
             std::string::npos)
@@ -238,7 +245,7 @@ TEST(CliCheck, Corpus) {
   EXPECT_NE(r.out.find("check: 184 directories, 184 passed, 0 failed; 0 errors, "), std::string::npos);
   std::string xml = read_file(junit);
   EXPECT_EQ(occurrences(xml, "<testsuite "), 184u);
-  EXPECT_EQ(occurrences(xml, "<testcase "), 184u * kCheckIds.size());
+  EXPECT_EQ(occurrences(xml, "<testcase "), 184u * (kCheckIds.size() + kPackageCheckIds.size()));
   EXPECT_EQ(occurrences(xml, "<failure "), 0u);
   EXPECT_EQ(occurrences(xml, "<property name=\"ruleset\" value=\"5.1.0\"/>"), 184u);
   expect_well_formed_xml(junit);

@@ -167,7 +167,15 @@ TEST(CliCheckProbe, PlaceholderIsTaggedAndAMismatchIsAPlatformWarning) {
   auto dir = placeholder_copy(tmp.path());
   auto r = run_command(mlperf_score(kNoHip) + " check --format json --probe --sysfs-root " + sysfs("mi355x") + " " +
                        q(dir) + " 2>/dev/null");
-  EXPECT_EQ(r.status, 0) << r.out;
+  // The copy has no <org>/systems/MY_NODE.json (so the platform is the probe's): the package
+  // checker stops without it, the one failing check; the probe adds its own check.
+  EXPECT_EQ(r.status, 1) << r.out;
+  auto doc = nlohmann::json::parse(r.out);
+  std::vector<std::string> failing;
+  for (const auto& c : doc["results"][0]["checks"]) {
+    if (c["passed"] == false) failing.push_back(c["check"]);
+  }
+  EXPECT_EQ(failing, std::vector<std::string>{"system_description"}) << r.out;
   EXPECT_NE(r.out.find("\"platform\""), std::string::npos) << r.out;  // the extra check is listed
 
   // The shipped example names MI355X; on an MI300X node check warns but still passes.

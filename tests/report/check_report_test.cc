@@ -66,11 +66,11 @@ TEST(CheckOutput, TableShowsEachCheckAndItsFindingsUnderIt) {
             "  directory  /results/AMD/results/sys/llama31_8b\n"
             "  division closed   ruleset 5.1.0 (path)\n"
             "\n"
-            "  event_order      FAIL, 1 error\n"
+            "  event_order        FAIL, 1 error\n"
             "    error    result_2.txt:41: run_start, 100% early\nreally\n"
-            "  run_count        pass, 1 warning\n"
+            "  run_count          pass, 1 warning\n"
             "    warning  .: unknown benchmark\n"
-            "  rcp              pass\n"
+            "  rcp                pass\n"
             "\n"
             "check: 1 directory, 0 passed, 1 failed; 1 error, 1 warning\n");
 }

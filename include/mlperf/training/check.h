@@ -94,9 +94,14 @@ struct CheckReport {
 /// later `check --probe`, which compares the logged platform with the local device).
 using ExtraCheck = std::function<CheckResult(const DirectoryResult&)>;
 
+class PackageJudge;  // training/package.h
+
 /// Options of check_directory.
 struct CheckOptions {
   std::vector<ExtraCheck> extra_checks;
+  /// The official package checker's checks (result_files, seeds, system_description, power),
+  /// inserted after run_count; null: not judged. Must outlive the call.
+  const PackageJudge* package = nullptr;
 };
 
 /// Runs every check on one scored training directory (never re-reads its logs):
@@ -110,9 +115,13 @@ struct CheckOptions {
 /// - consistency: submission_benchmark, global_batch_size and submission_division agree
 ///   across the runs (each run unlike the majority is a finding at its line, §4.1);
 /// - run_count: at least the benchmark's required runs (§6);
+/// - with CheckOptions::package, the package checks (training/package.h): result_files,
+///   seeds, system_description and power; power errors count as failing runs;
 /// - olympic_score: the olympic mean exists and no more runs fail a per-run check than the
 ///   olympic mean drops (§3); when at most that many fail, their findings become warnings;
-/// - rcp: the RCP check passes (§4; closed division, a warning in the open division).
+/// - rcp: the RCP check passes (§4; closed division, a warning in the open division — the
+///   system description's division where the package checker reads it; a failure the
+///   package checker's rcp-bypass accepts is a warning).
 /// `facts` describes the quality target in messages. Never throws for bad input.
 CheckReport check_training_directory(const DirectoryResult& result, const Facts& facts,
                                      const CheckOptions& options = {});

@@ -17,6 +17,8 @@
 
 namespace mlperf {
 
+struct PackageRules;  // training/package.h
+
 namespace inference {
 struct InferenceData;  // inference/score.h: read on first use, by the inference stage
 }  // namespace inference
@@ -48,6 +50,9 @@ class DataContext {
   /// on first use (src/inference/score.cc). Thread-safe. Throws std::runtime_error naming
   /// the file when either is malformed (again on each call).
   const inference::InferenceData& inference() const;
+  /// configs/package_checker.json (training/package.h), read on first use. Thread-safe.
+  /// Throws std::runtime_error naming the file when it is missing or malformed.
+  const PackageRules& package_rules() const;
 
  private:
   std::filesystem::path root_;
@@ -58,6 +63,7 @@ class DataContext {
   mutable std::mutex mutex_;
   mutable std::map<std::string, std::shared_ptr<const std::vector<RcpRecord>>> rcp_cache_;
   mutable std::shared_ptr<const inference::InferenceData> inference_;
+  mutable std::shared_ptr<const PackageRules> package_rules_;
 };
 
 /// Finds the data root: `explicit_dir` when given; else $MLPERF_SCORE_DATA_DIR; else the

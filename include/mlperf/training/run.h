@@ -12,6 +12,7 @@
 
 #include "mlperf/compliance/rules.h"
 #include "mlperf/training/facts.h"
+#include "mlperf/training/seeds.h"
 #include "mlperf/mllog/mllog.h"
 #include "mlperf/mllog/ruleset.h"
 
@@ -96,6 +97,11 @@ struct Run {
   std::uint64_t parse_error_count = 0;   ///< MLLOG lines that failed to parse
   std::vector<ParseError> parse_errors;  ///< the first kMaxKeptParseErrors of them
 
+  /// Its `seed` events as the official seed checker reads them (training/seeds.h), the
+  /// first kMaxKeptSeeds; `seed_events` counts them all.
+  std::vector<SeedRecord> seeds;
+  std::uint64_t seed_events = 0;
+
   /// The official compliance verdict (RunOptions::compliance_rules set), else nullopt.
   std::optional<compliance::LogVerdict> compliance;
 
@@ -109,6 +115,7 @@ struct Run {
 
   static constexpr std::size_t kMaxKeptParseErrors = 100;
   static constexpr std::size_t kMaxKeptEvalPoints = 1000;
+  static constexpr std::size_t kMaxKeptSeeds = 1000;
 
   /// True when the run counts towards the olympic mean.
   bool counted() const { return drop_reasons.empty() && minutes.has_value(); }
@@ -148,6 +155,8 @@ class RunBuilder {
   void on_tracked_stats(const E& event);
   template <class E>
   void on_run_stop(const E& event);
+  template <class E>
+  void on_seed(const E& event);
   /// The convergence point at a successful run_stop (§4.1): samples, epochs or metric step.
   std::optional<double> convergence_point() const;
   Run::KeyCensus& census(std::string_view key);

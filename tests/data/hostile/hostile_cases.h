@@ -30,12 +30,17 @@ inline fs::path stored(const std::string& name) { return source_dir() / "tests/d
 inline fs::path example_file(int i) { return example_system() / kBench / fmt::format("result_{}.txt", i); }
 
 /// The llama31_8b example copied to <root>/training_results_v5.1/AMD/results/SYS/llama31_8b:
-/// the path gives ruleset 5.1.0; there is no system description, so the platform comes from
-/// the logs. Returns the benchmark directory.
+/// the path gives ruleset 5.1.0; the example's system description is copied to
+/// <root>/training_results_v5.1/AMD/systems/SYS.json. Returns the benchmark directory.
 inline fs::path copy_example(const fs::path& root) {
   fs::path dir = root / "training_results_v5.1/AMD/results/SYS" / kBench;
   fs::create_directories(dir.parent_path());
   fs::copy(example_system() / kBench, dir, fs::copy_options::recursive);
+  // The system description the package checker needs (<org>/systems/<system>.json).
+  fs::path systems = root / "training_results_v5.1/AMD/systems";
+  fs::create_directories(systems);
+  fs::copy_file(example_system().parent_path().parent_path() / "systems" / (example_system().filename().string() + ".json"),
+                systems / "SYS.json", fs::copy_options::overwrite_existing);
   return dir;
 }
 
