@@ -522,10 +522,13 @@ PackageVerdict PackageJudge::judge(const DirectoryResult& r) const {
                     place.scaling == "weak" ? "at least" : "exactly", required,
                     place.in_layout ? "" : " in a submission package"));
   }
-  // scaling.json is written by the official RCP checker itself: known, not reported.
+  // scaling.json (written by the official RCP checker itself) and the power folder are
+  // known: the official checker counts them too, but they are part of a package.
   std::vector<std::string> others;
   for (const auto& n : names) {
-    if (!matches("result_*.txt", n) && n != rules_.params_file && n != "scaling.json") others.push_back(n);
+    if (!matches("result_*.txt", n) && n != rules_.params_file && n != "scaling.json" && n != "power") {
+      others.push_back(n);
+    }
   }
   if (!others.empty()) {
     add(files, Finding::kWarning, dir, 0,
