@@ -6,6 +6,8 @@
 #include <deque>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -120,6 +122,13 @@ ConfigFile parse_config(std::string_view yaml_text, const std::string& name) {
           throw std::runtime_error(fmt::format("{}: BEGIN code that rewrites loglines is not supported", name));
         }
         config.aggregates_eval_accuracy = true;
+        static const std::regex field(R"(line\.value\['metadata'\]\['(\w+)'\])");
+        for (std::sregex_iterator it(text.begin(), text.end(), field), end; it != end; ++it) {
+          if ((*it)[1] != "metric") {
+            config.aggregation_field = (*it)[1];
+            break;
+          }
+        }
       } else {
         config.begin = code(body["CODE"], where);
       }
@@ -381,7 +390,7 @@ std::string describe_failed_check(const std::string& key, const Expr& check, Env
 // - the configs are merged in the official queue order (breadth first from common.yaml),
 //   each withdrawing the findings of earlier ones about keys it rules on, and a config that
 //   stops the checker ends the merge there;
-// - the aggregated_eval_accuracy lines of a 4.x/5.0 stable_diffusion config are built
+// - the aggregated_eval_accuracy lines of a 3.1–5.0 stable_diffusion config are built
 //   while the lines stream and read by it and every later config at the end of the log.
 // Memory: per run its state and per-key counts (the first value of EXACTLY_ONE keys and
 // the distinct values a message can show), never the lines.
@@ -391,11 +400,13 @@ struct Message {
   std::string key;  // withdrawn by a later config with a rule for this key; "" never
 };
 
-// The aggregated_eval_accuracy lines of the 4.x/5.0 stable_diffusion BEGIN code (see
-// ConfigFile::aggregates_eval_accuracy), built line by line: one per samples_count, in order
-// of first appearance, stamped with the latest timestamp of its eval_accuracy lines. The
-// first problem the official code raises on is kept in `error`.
+// The aggregated_eval_accuracy lines of the 3.1–5.0 stable_diffusion BEGIN code (see
+// ConfigFile::aggregates_eval_accuracy), built line by line: one per value of `field`
+// (ConfigFile::aggregation_field), in order of first appearance, stamped with the latest
+// timestamp of its eval_accuracy lines. The first problem the official code raises on is
+// kept in `error`.
 struct EvalAggregator {
+  std::string field = "samples_count";
   std::vector<LogLine> added;
   std::optional<PyError> error;
 
@@ -409,13 +420,13 @@ struct EvalAggregator {
       env.v = l.v;
       if (!truthy(has_metric.eval(env))) return;
       if (!metadata.dict()) throw PyError("TypeError", "metadata is not a dict");
-      auto sc = metadata.dict()->find("samples_count");
-      if (sc == metadata.dict()->end()) throw PyError("KeyError", "'samples_count'");
-      const PyValue& samples_count = sc->second;
-      if (samples_count.list() || samples_count.dict()) throw PyError("TypeError", "unhashable samples_count");
+      auto sc = metadata.dict()->find(field);
+      if (sc == metadata.dict()->end()) throw PyError("KeyError", "'" + field + "'");
+      const PyValue& step = sc->second;
+      if (step.list() || step.dict()) throw PyError("TypeError", "unhashable " + field);
       LogLine* group = nullptr;
       for (auto& a : added) {
-        if (py_equal(a.v.dict()->at("value").dict()->at("samples_count"), samples_count)) group = &a;
+        if (py_equal(a.v.dict()->at("value").dict()->at(field), step)) group = &a;
       }
       if (!group) {
         LogLine agg;
@@ -423,7 +434,7 @@ struct EvalAggregator {
         agg.timestamp = l.timestamp;
         agg.key = "aggregated_eval_accuracy";
         PyValue value = make_dict();
-        (*value.dict())["samples_count"] = samples_count;
+        (*value.dict())[field] = step;
         agg.v = make_dict();
         (*agg.v.dict())["value"] = value;
         (*agg.v.dict())["metadata"] = make_dict();
@@ -696,14 +707,16 @@ struct ConfigRun {
 class StreamJudge {
  public:
   StreamJudge(const RuleLibrary& library, const Ruleset& ruleset) : library_(library) {
-    for (const auto& [name, config] : library.configs()) aggregating_ |= config.aggregates_eval_accuracy;
+    for (const auto& [name, config] : library.configs()) {
+      if (config.aggregates_eval_accuracy) aggregators_[config.aggregation_field].field = config.aggregation_field;
+    }
     start(fmt::format("training_{}/common.yaml", ruleset.str()), std::nullopt);
     settle();
   }
 
   void feed(LogLine line) {
     for (std::size_t i = 0; i < runs_.size(); ++i) runs_[i]->read(line);
-    if (aggregating_) aggregator_.add(line);
+    for (auto& [field, aggregator] : aggregators_) aggregator.add(line);
     if (buffering_) buffer_.push_back(std::move(line));
     settle();
   }
@@ -758,8 +771,7 @@ class StreamJudge {
   std::deque<std::pair<std::string, std::size_t>> pending_;
   std::vector<LogLine> buffer_;
   bool buffering_ = true;
-  bool aggregating_ = false;
-  EvalAggregator aggregator_;
+  std::map<std::string, EvalAggregator> aggregators_;  // by ConfigFile::aggregation_field
 };
 
 LogVerdict StreamJudge::finish(bool parse_errors, bool no_events) {
@@ -775,7 +787,7 @@ LogVerdict StreamJudge::finish(bool parse_errors, bool no_events) {
   // order it enqueued them. Runs are finished in that order; the aggregated lines reach the
   // aggregating config and every later one; what a run enqueues at its end joins the queue.
   std::deque<std::size_t> queue{0};
-  std::size_t aggregations = 0;
+  std::vector<const EvalAggregator*> appended;  // each aggregating config's lines, appended to loglines
   while (!queue.empty()) {
     const std::size_t index = queue.front();
     queue.pop_front();
@@ -789,17 +801,18 @@ LogVerdict StreamJudge::finish(bool parse_errors, bool no_events) {
     }
     applied.push_back(run.name);
     if (run.config->aggregates_eval_accuracy) {
-      if (aggregator_.error) {
+      const EvalAggregator& aggregator = aggregators_.at(run.config->aggregation_field);
+      if (aggregator.error) {
         // The official BEGIN code raises before any line is read: nothing of this run stands.
         run.messages.clear();
         run.stop(0, run.name + ": BEGIN",
-                 fmt::format("the BEGIN code fails ({}) ({})", aggregator_.error->what(), run.name));
+                 fmt::format("the BEGIN code fails ({}) ({})", aggregator.error->what(), run.name));
       }
-      ++aggregations;
+      appended.push_back(&aggregator);
     }
     if (!run.stopped) {
-      for (std::size_t k = 0; k < aggregations; ++k) {
-        for (const LogLine& l : aggregator_.added) run.read(l);
+      for (const EvalAggregator* aggregator : appended) {
+        for (const LogLine& l : aggregator->added) run.read(l);
       }
       const std::size_t before = pending_.size();
       run.finish();

@@ -263,7 +263,6 @@ std::vector<RcpRecord> load_rcp_table(const std::filesystem::path& file,
     if (bench == rec.end() || !bench->is_string()) {
       file_error(file, "record " + name + " has no string \"Benchmark\"");
     }
-    if (bench->get<std::string>() != benchmark) continue;
 
     const auto bs = rec.find("BS");
     long long batch_size = 0;

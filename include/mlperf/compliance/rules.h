@@ -60,12 +60,16 @@ struct KeyRule {
 struct ConfigFile {
   std::string name;  ///< relative to the rules root, as enqueue_config names it
   std::optional<Code> begin;  ///< BEGIN CODE
-  /// The BEGIN code of the 4.x/5.0 stable_diffusion configs, which appends to the log one
+  /// The BEGIN code of the 3.1.0 – 5.0.0 stable_diffusion configs, which appends to the log one
   /// line per eval step: key "aggregated_eval_accuracy", timestamp the latest of that step's
-  /// eval_accuracy lines, value {'samples_count': N, <metric>: <value>…} gathered from the
+  /// eval_accuracy lines, value {<aggregation_field>: N, <metric>: <value>…} gathered from the
   /// eval_accuracy lines carrying metadata.metric. Recognized by what it mentions
   /// (loglines, aggregated_eval_accuracy); evaluated natively.
   bool aggregates_eval_accuracy = false;
+  /// The metadata field that groups the eval_accuracy lines into one aggregated line (its
+  /// value is the key of the code's dict): "step_num" in 3.1.0, "samples_count" after.
+  /// Read from the code: the first `line.value['metadata']['<field>']` it names.
+  std::string aggregation_field = "samples_count";
   std::vector<KeyRule> keys;  ///< in file order; a repeated NAME replaces the earlier record
   /// END record (rulesets 1.0.0–2.1.0): PRE code run once after every line and the occurrence
   /// requirements, then its CHECK expressions on the final state (mlp_compliance.py

@@ -35,9 +35,11 @@ double min_acceptable_mean(double mean, double stdev, int n_ref, int n_sub);
 RcpRecord make_rcp_record(std::string name, std::string benchmark, long long batch_size,
                           std::vector<double> samples, int drop, int required_runs);
 
-/// Loads one table `rcps_<benchmark>.json`, keeping the records whose "Benchmark" is
-/// `benchmark`; the list is read from `samples_key` ("Epochs to converge" or
-/// "samples to converge"). Records are returned sorted by batch size.
+/// Loads one table `rcps_<benchmark>.json`: every record of the file, as the official RCP
+/// checker reads the file it names after the benchmark (rcp_checker.py RCP_Checker.__init__;
+/// the 3.1.0 stable_diffusion records say "sd"), each with its own "Benchmark".
+/// The list is read from `samples_key` ("Epochs to converge" or "samples to converge").
+/// Records are returned sorted by batch size.
 /// Throws std::runtime_error naming the file when it cannot be read or parsed.
 std::vector<RcpRecord> load_rcp_table(const std::filesystem::path& file,
                                       const std::string& benchmark,
