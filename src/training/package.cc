@@ -108,6 +108,7 @@ PackageRules PackageRules::load(const fs::path& file) {
   r.seed_bypass_line = lines.at("seed_checker_bypass");
   const nlohmann::json sd = required<nlohmann::json>(j, "system_description", file);
   r.required_fields = required<std::vector<std::string>>(sd, "required_fields", file);
+  r.table_fields = required<std::vector<std::string>>(sd, "table_fields", file);
   r.status_options = required<std::map<std::string, std::vector<std::string>>>(sd, "status_options", file);
   r.status_checked_from = ruleset_of(required<std::string>(sd, "status_checked_from", file), file);
   r.allowed_benchmarks =
@@ -222,6 +223,14 @@ SystemDescriptionVerdict check_system_description(const fs::path& file, const st
   if (auto n = j.find("system_name"); n != j.end() && n->is_string()) v.system_name = n->get<std::string>();
   for (const auto& field : rules.required_fields) {
     if (!j.contains(field)) error(0, fmt::format("missing field {}", field));
+  }
+  for (const auto& field : rules.table_fields) {
+    auto it = j.find(field);
+    if (it != j.end() && !it->is_string()) {
+      error(line_of_field(text, field),
+            fmt::format("field {} is {}, not a string: the checker stops on it (TypeError joining the results table row)",
+                        field, it->dump()));
+    }
   }
   auto options = rules.status_options.find(usage);
   auto status = j.find("status");
@@ -483,9 +492,11 @@ PackageVerdict PackageJudge::judge(const DirectoryResult& r) const {
 
   // A benchmark the ruleset does not list: the package checker skips the directory.
   if (auto allowed = rules_.allows(usage, r.ruleset, place.benchmark); allowed && !*allowed) {
+    v.skipped = place.in_layout;
     add(files, Finding::kWarning, dir, 0,
-        fmt::format("\"{}\" is not a {} benchmark of ruleset {}: the package checker skips this directory", place.benchmark,
-                    usage, r.ruleset.str()));
+        fmt::format("\"{}\" is not a {} benchmark of ruleset {}: the package checker skips this directory{}",
+                    place.benchmark, usage, r.ruleset.str(),
+                    place.in_layout ? " (its other findings are warnings)" : ""));
     return v;
   }
 

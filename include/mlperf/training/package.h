@@ -37,6 +37,9 @@ struct PackageRules {
   std::string rcp_bypass_line = "rcp-bypass";           ///< the line that bypasses the RCP check
   std::string seed_bypass_line = "seed-checker-bypass"; ///< the line that bypasses the seed checker
   std::vector<std::string> required_fields;             ///< of every system description
+  /// Fields the checker joins into a results-table row: when present they must be strings,
+  /// else it stops with a TypeError (system_desc_checker.py table_csv_prefix).
+  std::vector<std::string> table_fields;
   /// Per usage ("training"), the allowed values of a system description's "status".
   std::map<std::string, std::vector<std::string>> status_options;
   Ruleset status_checked_from;  ///< the first ruleset whose status is checked (4.0.0)
@@ -96,7 +99,7 @@ struct SystemDescriptionVerdict {
 
 /// Judges one system description (system_desc_checker.py check_system_desc): every required
 /// field present; under `usage` "training" from PackageRules::status_checked_from, "status"
-/// one of the allowed values. A file that is missing or not a JSON object is an error (the
+/// one of the allowed values; the table fields, where present, strings. A file that is missing or not a JSON object is an error (the
 /// official checker stops there). Never throws.
 SystemDescriptionVerdict check_system_description(const std::filesystem::path& file, const std::string& usage,
                                                   const Ruleset& ruleset, const PackageRules& rules);
@@ -127,6 +130,10 @@ struct PackageVerdict {
   /// layout, else the logs'. Only "closed" gets the seed and RCP checks.
   std::string division;
   bool division_from_description = false;
+  /// In a package, a folder whose name the ruleset does not list as a benchmark: the package
+  /// checker skips it, so no other check of it fails the package (check_training_directory
+  /// reports their errors as warnings).
+  bool skipped = false;
   bool rcp_bypass = false;        ///< a bypass applies to the RCP check
   std::string rcp_bypass_source;  ///< "--rcp-bypass" or the params file granting it
   /// Notes on the RCP check (a params line that would bypass it but for its line break).
