@@ -165,6 +165,16 @@ TEST_F(SystemDescriptionTest, TheStatusIsCheckedFromRuleset4OnInTrainingOnly) {
   EXPECT_TRUE(check("5.1.0", "hpc").errors.empty());
 }
 
+TEST_F(SystemDescriptionTest, ATableFieldThatIsNotAStringStopsTheChecker) {
+  write([](nlohmann::json& j) { j["accelerators_per_node"] = 8; });
+  auto v = check("3.1.0");
+  ASSERT_EQ(v.errors.size(), 1u);
+  EXPECT_EQ(v.errors[0].message,
+            "field accelerators_per_node is 8, not a string: the checker stops on it (TypeError joining the results "
+            "table row)");
+  EXPECT_GT(v.errors[0].line, 0u);
+}
+
 TEST_F(SystemDescriptionTest, MissingNotJsonOrNotAnObjectIsAnError) {
   auto missing = check();
   EXPECT_FALSE(missing.readable);
@@ -409,9 +419,18 @@ TEST_F(PackageTest, ABenchmarkTheRulesetDoesNotListIsSkipped) {
   CheckReport report = check();
   EXPECT_EQ(rows(report, "result_files"),
             (std::vector<std::string>{"result_files warning .:0 \"bert\" is not a training benchmark of ruleset 5.1.0: the "
-                                      "package checker skips this directory"}));
+                                      "package checker skips this directory (its other findings are warnings)"}));
   EXPECT_TRUE(rows(report, "seeds").empty());
   EXPECT_EQ(rows(report, "system_description").size(), 1u);  // the system description is still judged
+  EXPECT_FALSE(report.passed());                               // and fails
+
+  // Nothing else of a skipped folder fails: one run of a stray folder has no olympic mean.
+  replace_in(org / "systems/SYS.json", "\"available\"", "\"Available on-premise\"");
+  for (int i = 1; i < 10; ++i) fs::remove(dir / fmt::format("result_{}.txt", i));
+  CheckReport stray = check();
+  EXPECT_TRUE(stray.passed());
+  EXPECT_FALSE(rows(stray, "run_count").empty());
+  EXPECT_EQ(rows(stray, "run_count").at(0).rfind("run_count warning", 0), 0u);
 }
 
 }  // namespace
