@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "mlperf/mllog/path_text.h"
+
 namespace mlperf {
 
 namespace {
@@ -99,11 +101,6 @@ std::optional<std::string> python_key(const nlohmann::json& v) {
   return std::nullopt;
 }
 
-std::string file_name(const std::string& path) {
-  auto slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 }  // namespace
 
 std::optional<std::string> python_int_text(const nlohmann::json& value, std::string_view value_text) {
@@ -184,7 +181,7 @@ std::vector<SeedFinding> check_seeds(const std::vector<RunSeeds>& runs) {
       if (inserted) continue;
       out.push_back({true, run.file, r.line,
                      fmt::format("logs seed {} on {}:{}, as {} already does: each run needs its own seed", r.seed,
-                                 r.source, r.lineno, file_name(*it->second))});
+                                 r.source, r.lineno, path_name(*it->second))});
     }
   }
   return out;
