@@ -36,6 +36,44 @@ const KeyRule* ConfigFile::find(std::string_view key) const {
 }
 
 namespace {
+// The fields of a KEY record that hold code, as bits of ConfigRun::ran, in the order
+// mlp_compliance.py runs them.
+enum KeyBlock : std::uint8_t { kPreBlock = 1, kCheckBlock = 2, kFirstCheckBlock = 4, kAtLeastOneBlock = 8, kPostBlock = 16 };
+constexpr std::pair<KeyBlock, const char*> kKeyBlocks[] = {{kPreBlock, "PRE"},
+                                                           {kCheckBlock, "CHECK"},
+                                                           {kFirstCheckBlock, "FIRST_CHECK"},
+                                                           {kAtLeastOneBlock, "ATLEAST_ONE_CHECK"},
+                                                           {kPostBlock, "POST"}};
+
+std::uint8_t key_blocks(const KeyRule& rule) {
+  std::uint8_t b = 0;
+  if (rule.pre) b |= kPreBlock;
+  if (!rule.checks.empty()) b |= kCheckBlock;
+  if (!rule.first_checks.empty()) b |= kFirstCheckBlock;
+  if (rule.atleast_one_check) b |= kAtLeastOneBlock;
+  if (rule.post) b |= kPostBlock;
+  return b;
+}
+
+void append_key_blocks(std::vector<std::string>& out, const std::string& prefix, const KeyRule& rule, std::uint8_t bits) {
+  for (const auto& [bit, name] : kKeyBlocks) {
+    if (bits & bit) out.push_back(fmt::format("{}KEY {} {}", prefix, rule.name, name));
+  }
+}
+}  // namespace
+
+std::vector<std::string> ConfigFile::blocks() const {
+  std::vector<std::string> out;
+  if (begin || aggregates_eval_accuracy) out.push_back("BEGIN");
+  for (const KeyRule& rule : keys) {
+    if (find(rule.name) == &rule) append_key_blocks(out, "", rule, key_blocks(rule));
+  }
+  if (end_pre) out.push_back("END PRE");
+  if (!end_checks.empty()) out.push_back("END CHECK");
+  return out;
+}
+
+namespace {
 
 std::string trim(std::string_view s) {
   auto b = s.find_first_not_of(" \t\r\n");
@@ -482,6 +520,19 @@ struct ConfigRun {
   bool stopped = false;               // the official checker stops in this config
   bool enqueue_at_end = false;        // its END record may enqueue
   std::vector<std::size_t> enqueue_rules;  // see find_enqueue_rules
+  // Which blocks were evaluated (LogVerdict::blocks_run): KeyBlock bits by rule position.
+  std::vector<std::uint8_t> ran;
+  bool begin_ran = false, end_pre_ran = false, end_check_ran = false;
+
+  // "<config>: <block>" for every block evaluated, as ConfigFile::blocks() names them.
+  void append_blocks_run(std::vector<std::string>& out) const {
+    if (!config) return;
+    const std::string prefix = config->name + ": ";
+    if (begin_ran) out.push_back(prefix + "BEGIN");
+    for (std::size_t i = 0; i < config->keys.size(); ++i) append_key_blocks(out, prefix, config->keys[i], ran[i]);
+    if (end_pre_ran) out.push_back(prefix + "END PRE");
+    if (end_check_ran) out.push_back(prefix + "END CHECK");
+  }
 
   void put(bool error, std::uint64_t line, const std::string& rule, std::string message, std::string key) {
     messages.push_back({{error, line, rule, std::move(message)}, std::move(key)});
@@ -571,6 +622,10 @@ struct ConfigRun {
     env.timestamp = line.timestamp;
     env.key = line.key;
     env.lineno = static_cast<std::int64_t>(line.line);
+    std::uint8_t now = kAtLeastOneBlock;
+    if (!st.executed) now |= kPreBlock | kCheckBlock | kPostBlock;
+    if (!st.first_checked) now |= kFirstCheckBlock;
+    ran[static_cast<std::size_t>(at)] |= static_cast<std::uint8_t>(key_blocks(*rule) & now);
     if (!st.executed) {
       if (rule->pre) run_code(*rule->pre, "PRE", *rule, line);
       run_checks(*rule, rule->checks, line);
@@ -676,6 +731,7 @@ struct ConfigRun {
       }
     }
     // The END record, on the state the lines left (no line is current: v is the last line's).
+    end_pre_ran = cfg.end_pre.has_value();
     if (cfg.end_pre) {
       try {
         cfg.end_pre->exec(env);
@@ -684,6 +740,7 @@ struct ConfigRun {
         return;
       }
     }
+    end_check_ran = !cfg.end_checks.empty();
     for (const Expr& check : cfg.end_checks) {
       bool ok = false;
       std::string why;
@@ -706,7 +763,8 @@ struct ConfigRun {
 // Every config of the official queue reading one log's lines as they arrive (see above).
 class StreamJudge {
  public:
-  StreamJudge(const RuleLibrary& library, const Ruleset& ruleset) : library_(library) {
+  StreamJudge(const RuleLibrary& library, const Ruleset& ruleset, bool record_blocks)
+      : library_(library), record_blocks_(record_blocks) {
     for (const auto& [name, config] : library.configs()) {
       if (config.aggregates_eval_accuracy) aggregators_[config.aggregation_field].field = config.aggregation_field;
     }
@@ -735,10 +793,12 @@ class StreamJudge {
     ConfigRun& r = *runs_.back();
     if (!r.config) return;
     r.seen.resize(r.config->keys.size());
+    r.ran.resize(r.config->keys.size());
     r.env.s = make_dict();
     r.env.enqueue_config = [this, index](const std::string& child) { pending_.push_back({child, index}); };
     r.find_enqueue_rules();
     if (r.config->begin) {
+      r.begin_ran = true;
       try {
         r.config->begin->exec(r.env);
       } catch (const PyError& e) {
@@ -767,6 +827,7 @@ class StreamJudge {
   }
 
   const RuleLibrary& library_;
+  bool record_blocks_ = false;
   std::vector<std::unique_ptr<ConfigRun>> runs_;  // in order of start; runs_[0] is common.yaml
   std::deque<std::pair<std::string, std::size_t>> pending_;
   std::vector<LogLine> buffer_;
@@ -777,6 +838,7 @@ class StreamJudge {
 LogVerdict StreamJudge::finish(bool parse_errors, bool no_events) {
   std::vector<Message> messages;
   std::vector<std::string> applied;
+  std::vector<const ConfigRun*> applied_runs;
   auto put = [&](bool error, const std::string& rule, const std::string& message) {
     messages.push_back({{error, 0, rule, message}, ""});
   };
@@ -800,7 +862,9 @@ LogVerdict StreamJudge::finish(bool parse_errors, bool no_events) {
       break;
     }
     applied.push_back(run.name);
+    applied_runs.push_back(&run);
     if (run.config->aggregates_eval_accuracy) {
+      run.begin_ran = true;  // the aggregation, evaluated natively as the lines came
       const EvalAggregator& aggregator = aggregators_.at(run.config->aggregation_field);
       if (aggregator.error) {
         // The official BEGIN code raises before any line is read: nothing of this run stands.
@@ -831,6 +895,11 @@ LogVerdict StreamJudge::finish(bool parse_errors, bool no_events) {
 
   LogVerdict verdict;
   verdict.configs = std::move(applied);
+  if (record_blocks_) {
+    for (const ConfigRun* run : applied_runs) run->append_blocks_run(verdict.blocks_run);
+    std::sort(verdict.blocks_run.begin(), verdict.blocks_run.end());
+    verdict.blocks_run.erase(std::unique(verdict.blocks_run.begin(), verdict.blocks_run.end()), verdict.blocks_run.end());
+  }
   verdict.compliant = true;
   for (auto& m : messages) {
     if (m.finding.error) verdict.compliant = false;
@@ -842,14 +911,14 @@ LogVerdict StreamJudge::finish(bool parse_errors, bool no_events) {
 }
 
 LogVerdict judge_lines(const RuleLibrary& library, const Ruleset& ruleset, std::vector<LogLine> lines,
-                       bool parse_errors, bool no_events) {
-  StreamJudge judge(library, ruleset);
+                       bool parse_errors, bool no_events, bool record_blocks) {
+  StreamJudge judge(library, ruleset, record_blocks);
   for (auto& l : lines) judge.feed(std::move(l));
   return judge.finish(parse_errors, no_events);
 }
 
-LogReader::LogReader(const RuleLibrary& library, const Ruleset& ruleset)
-    : library_(library), ruleset_(ruleset), judge_(std::make_unique<StreamJudge>(library, ruleset)) {
+LogReader::LogReader(const RuleLibrary& library, const Ruleset& ruleset, bool record_blocks)
+    : library_(library), ruleset_(ruleset), judge_(std::make_unique<StreamJudge>(library, ruleset, record_blocks)) {
   for (const auto& k : library.keys_with_rules(ruleset)) {
     keys_.insert(k);
     if (!k.empty()) maybe_[filter_slot(k)] = true;

@@ -482,7 +482,7 @@ Run read_run(LineReader& reader, const std::string& name, const std::string& ben
   // The compliance rules read the same lines beside the builder (architecture.md).
   std::optional<compliance::LogReader> rules;
   if (options.compliance_rules && options.compliance_rules->has_ruleset(options.ruleset)) {
-    rules.emplace(*options.compliance_rules, options.ruleset);
+    rules.emplace(*options.compliance_rules, options.ruleset, options.record_compliance_blocks);
   }
   Line line;
   // One scanner per thread, kept from file to file: the shapes it learnt from one log

@@ -27,9 +27,9 @@ class RulesTest : public ::testing::Test {
   }
 
   // Feeds `payloads` (JSON after ":::MLLOG ") as lines 1, 2, … and judges under 9.9.9.
-  LogVerdict judge(const std::vector<std::string>& payloads) {
+  LogVerdict judge(const std::vector<std::string>& payloads, bool record_blocks = false) {
     library = RuleLibrary::load(tmp.path());
-    LogReader reader(library, rs("9.9.9"));
+    LogReader reader(library, rs("9.9.9"), record_blocks);
     std::uint64_t line = 0;
     for (const auto& p : payloads) {
       ++line;
@@ -57,6 +57,52 @@ class RulesTest : public ::testing::Test {
   TempDir tmp;
   RuleLibrary library;
 };
+
+// LogVerdict::blocks_run names the blocks that ran, as ConfigFile::blocks() names them: a key
+// never logged runs none of its blocks; a record replaced by a later one of the same NAME is
+// not a block; END CHECK runs once the lines are read.
+TEST_F(RulesTest, BlocksRunNameEveryEvaluatedBlockAndNoOther) {
+  config("common", R"(
+- BEGIN:
+    CODE: " s['n'] = 0 "
+- KEY:
+    NAME: a
+    REQ: AT_LEAST_ONE
+    CHECK: " v['value'] < 0 "
+- KEY:
+    NAME: a
+    REQ: AT_LEAST_ONE
+    PRE: " s['n'] += 1 "
+    CHECK: " v['value'] > 0 "
+    POST: " s['last'] = v['value'] "
+- KEY:
+    NAME: b
+    REQ: OPTIONAL
+    CHECK: " v['value'] > 0 "
+    FIRST_CHECK: " v['value'] == 1 "
+- KEY:
+    NAME: c
+    REQ: OPTIONAL
+    ATLEAST_ONE_CHECK: " v['value'] == 3 "
+- END:
+    CHECK: " s['n'] == 2 "
+)");
+  auto v = judge({ev("a", "1"), ev("a", "2"), ev("c", "3")}, true);
+  EXPECT_TRUE(v.compliant) << ::testing::PrintToString(messages(v));
+  const std::string c = "training_9.9.9/common.yaml: ";
+  EXPECT_EQ(v.blocks_run, (std::vector<std::string>{c + "BEGIN", c + "END CHECK", c + "KEY a CHECK", c + "KEY a POST",
+                                                    c + "KEY a PRE", c + "KEY c ATLEAST_ONE_CHECK"}));
+  EXPECT_EQ(library.config("training_9.9.9/common.yaml")->blocks(),
+            (std::vector<std::string>{"BEGIN", "KEY a PRE", "KEY a CHECK", "KEY a POST", "KEY b CHECK",
+                                      "KEY b FIRST_CHECK", "KEY c ATLEAST_ONE_CHECK", "END CHECK"}));
+  // A failing block has run too; without record_blocks nothing is listed.
+  auto failing = judge({ev("a", "-1"), ev("b", "2")}, true);
+  EXPECT_FALSE(failing.compliant);
+  EXPECT_EQ(failing.blocks_run,
+            (std::vector<std::string>{c + "BEGIN", c + "END CHECK", c + "KEY a CHECK", c + "KEY a POST", c + "KEY a PRE",
+                                      c + "KEY b CHECK", c + "KEY b FIRST_CHECK"}));
+  EXPECT_TRUE(judge({ev("a", "1")}).blocks_run.empty());
+}
 
 TEST_F(RulesTest, ExactlyOneAtLeastOneAtLeastNAndOptional) {
   config("common", R"(

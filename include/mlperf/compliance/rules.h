@@ -88,6 +88,13 @@ struct ConfigFile {
   /// Builds the lookup find/index_of use; parse_config calls it.
   void build_index();
 
+  /// The code blocks of this file the official checker can run, in file order: "BEGIN"
+  /// (its CODE, the aggregating one included), "END PRE", "END CHECK", and per KEY record
+  /// still in force (not replaced by a later one of the same NAME) "KEY <name> <field>" for
+  /// each of its fields PRE, CHECK, FIRST_CHECK, ATLEAST_ONE_CHECK, POST that is present.
+  /// The names LogVerdict::blocks_run uses (issue #22: every block runs on a real log).
+  std::vector<std::string> blocks() const;
+
  private:
   struct Hash {
     using is_transparent = void;
@@ -143,6 +150,11 @@ struct LogVerdict {
   bool compliant = false;
   std::vector<RuleFinding> findings;  ///< in the order they were made
   std::vector<std::string> configs;   ///< the config files applied, in order
+  /// Only when asked for (LogReader's `record_blocks`): each block of the applied configs
+  /// that was evaluated at least once on this log, as "<config>: <block>" with the block
+  /// named as ConfigFile::blocks() names it; evaluated means run, whether it held, failed
+  /// or raised. Sorted.
+  std::vector<std::string> blocks_run;
 };
 
 /// One MLLOG line as the rules see it.
@@ -162,8 +174,9 @@ class StreamJudge;  // the configs of the official queue reading one log (rules.
 /// submission_benchmark; see rules.cc).
 class LogReader {
  public:
-  /// `library` must outlive the reader; `ruleset` picks training_<ruleset>/common.yaml.
-  LogReader(const RuleLibrary& library, const Ruleset& ruleset);
+  /// `library` must outlive the reader; `ruleset` picks training_<ruleset>/common.yaml;
+  /// `record_blocks` fills LogVerdict::blocks_run.
+  LogReader(const RuleLibrary& library, const Ruleset& ruleset, bool record_blocks = false);
   ~LogReader();
   LogReader(LogReader&&) noexcept;
 
@@ -204,6 +217,6 @@ class LogReader {
 /// training_<ruleset>/common.yaml over `lines`. `parse_errors` adds the official
 /// "Log lines had parsing errors" failure; `no_events` the official "No log lines detected".
 LogVerdict judge_lines(const RuleLibrary& library, const Ruleset& ruleset, std::vector<LogLine> lines,
-                       bool parse_errors, bool no_events = false);
+                       bool parse_errors, bool no_events = false, bool record_blocks = false);
 
 }  // namespace mlperf::compliance

@@ -27,6 +27,8 @@ struct RunOptions {
   /// When set, read_run also judges the log by the official compliance rules of `ruleset`
   /// (Run::compliance), in the same pass. Must outlive the call.
   const compliance::RuleLibrary* compliance_rules = nullptr;
+  /// With compliance_rules: also list the rule blocks evaluated (LogVerdict::blocks_run).
+  bool record_compliance_blocks = false;
 };
 
 /// Where and when a key event was logged.
