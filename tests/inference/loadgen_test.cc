@@ -162,6 +162,25 @@ TEST(InferenceScenario, SingleStreamAndMultiStreamAreEarlyStoppingLatenciesInMil
   EXPECT_EQ(ms.inference->rules_model, "resnet");
 }
 
+// GPT-J's figures are read from tokens-per-second keys: they are in Tokens/s, not in the
+// scenario's Samples/s or Queries/s.
+TEST(InferenceScenario, GptjTokenFiguresAreInTokensPerSecond) {
+  TempDir tmp;
+  fs::path base = tmp.path() / "inference_v4.1/closed/Org/results/sys/gptj-99";
+  write_file(base / "Offline/performance/run_1/mlperf_log_detail.txt",
+             run_log("Offline", event("result_inferred_tokens_per_second", "2911.5") +
+                                    event("result_samples_per_second", "21.3")));
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  ASSERT_EQ(dirs.size(), 1u);
+  DirectoryResult d = score_inference_directory(dirs[0], data(), ScoreOptions{});
+  ASSERT_TRUE(d.inference);
+  EXPECT_EQ(d.inference->round, "v4.1");
+  EXPECT_EQ(d.inference->metric, "result_inferred_tokens_per_second");
+  EXPECT_DOUBLE_EQ(*d.inference->performance_result, 2911.5);
+  EXPECT_EQ(d.inference->units, "Tokens/s");
+}
+
 TEST(InferenceScenario, ResultsInferredFromASingleStreamRun) {
   TempDir tmp;
   fs::path base = tmp.path() / "inference_v5.1/open/Org/results/edge/retinanet";
