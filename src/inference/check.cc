@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/result.h"
 
 namespace mlperf::inference {
@@ -32,6 +33,19 @@ CheckReport check_inference_directory(const DirectoryResult& r) {
                                             c.value.is_null() ? "absent" : c.value.dump(), c.limit.dump())});
     }
     report.checks.push_back(std::move(check));
+  }
+  // The accuracy run: one named check, a finding per failed target, limit or hash (naming
+  // accuracy.txt and its line); open-division misses the checker accepts are warnings.
+  if (i->accuracy) {
+    const AccuracyResult& a = *i->accuracy;
+    CheckResult accuracy{"accuracy", "accuracy/accuracy.txt meets the model's targets and limits and has its hash", {}};
+    const std::string file = a.file.empty() ? (r.dir.path / "accuracy" / "accuracy.txt").string() : a.file;
+    for (const auto& c : a.checks) {
+      if (c.passed) continue;
+      accuracy.findings.push_back({"accuracy", a.valid ? Finding::kWarning : Finding::kError, file, c.line,
+                                   a.valid ? fmt::format("{} (open division: accepted)", c.message) : c.message});
+    }
+    report.checks.push_back(std::move(accuracy));
   }
   return report;
 }

@@ -1,5 +1,7 @@
 #include "mlperf/inference/score.h"
 
+#include "mlperf/inference/accuracy.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -117,6 +119,7 @@ std::string InferenceData::accelerator_of(const fs::path& system_description) co
 InferenceData load_inference_data(const fs::path& root) {
   InferenceData data;
   data.rules = InferenceRules::load(root / "configs" / "inference_rules.json");
+  data.accuracy = AccuracyRules::load(root / "configs" / "inference_accuracy.json");
   data.keys_read = data.rules.keys_read();
   fs::path file = root / "configs" / "expected_results.json";
   std::ifstream in(file);
@@ -230,6 +233,30 @@ void compare_with_published(DirectoryResult& out, InferenceResult& result, const
   }
 }
 
+// The accuracy run beside the performance run (<scenario>/accuracy/), judged for the mlperf
+// model the folder stands for (open division: model_mapping.json). A run outside the
+// submission layout without an accuracy folder is not judged (a warning says so).
+void judge_accuracy_run(DirectoryResult& out, InferenceResult& result, const LoadgenRun& run, const InferenceData& inf) {
+  const fs::path accuracy_dir = run.scenario_dir / "accuracy";
+  std::error_code ec;
+  if (run.bare && !fs::is_directory(accuracy_dir, ec)) {
+    out.warnings.push_back(fmt::format("{}: no accuracy folder; the accuracy run is not judged", run.scenario_dir.string()));
+    return;
+  }
+  auto rr = inf.accuracy.rounds.find(result.round);
+  if (rr == inf.accuracy.rounds.end()) {
+    out.warnings.push_back(fmt::format("no accuracy rules for round {}; the accuracy run is not judged", result.round));
+    return;
+  }
+  std::string model = out.division == "open" ? inf.rules.model_of(mapped_model(run.scenario_dir, result.model))
+                                             : result.rules_model;
+  auto accuracy = std::make_shared<AccuracyResult>(
+      judge_accuracy(accuracy_dir, rr->second, model, result.scenario, out.division.empty() ? "closed" : out.division));
+  for (const auto& w : accuracy->warnings) out.warnings.push_back(w);
+  result.valid = result.valid && accuracy->valid;
+  result.accuracy = std::move(accuracy);
+}
+
 }  // namespace
 
 DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataContext& data,
@@ -260,6 +287,7 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
 
     tag_system(out, *result, dir, inf, data, log);
     compare_with_published(out, *result, dir, inf, options);
+    judge_accuracy_run(out, *result, run, inf);
     out.passed = result->valid && out.errors.empty();
     out.inference = std::move(result);
   } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/score.h"
 #include "mlperf/report/table_text.h"
 
@@ -13,6 +14,43 @@ namespace mlperf {
 
 using inference::figure_text;
 using inference::InferenceResult;
+
+namespace {
+
+nlohmann::json checks_json(const std::vector<inference::ValidityCheck>& list) {
+  nlohmann::json checks = nlohmann::json::array();
+  for (const auto& c : list) {
+    checks.push_back({{"name", c.name},
+                      {"passed", c.passed},
+                      {"value", c.value},
+                      {"limit", c.limit},
+                      {"line", c.line ? nlohmann::json(c.line) : nlohmann::json()},
+                      {"message", json_string_or_null(c.message)}});
+  }
+  return checks;
+}
+
+// The accuracy object: metrics as numbers (the text where it is not one), the verdict, its
+// checks, and the results table's Accuracy cell.
+nlohmann::json accuracy_json(const InferenceResult* i) {
+  if (!i || !i->accuracy) return nullptr;
+  const inference::AccuracyResult& a = *i->accuracy;
+  nlohmann::json metrics = nlohmann::json::object();
+  for (const auto& [name, text] : a.metrics) {
+    char* end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    metrics[name] = end == text.c_str() + text.size() && !text.empty() ? nlohmann::json(v) : nlohmann::json(text);
+  }
+  return {{"file", json_string_or_null(a.file)},
+          {"metrics", metrics},
+          {"hash", a.hash ? nlohmann::json(*a.hash) : nlohmann::json()},
+          {"valid", a.valid},
+          {"checks", checks_json(a.checks)},
+          {"warnings", a.warnings},
+          {"column", a.column}};
+}
+
+}  // namespace
 
 nlohmann::json inference_to_json(const DirectoryResult& r) {
   nlohmann::json j = {
@@ -43,18 +81,8 @@ nlohmann::json inference_to_json(const DirectoryResult& r) {
   j["valid"] = i ? i->valid : false;
   j["log_file"] = i ? json_string_or_null(i->log_file) : nlohmann::json();
   j["from_summary"] = i ? i->from_summary : false;
-  nlohmann::json checks = nlohmann::json::array();
-  if (i) {
-    for (const auto& c : i->checks) {
-      checks.push_back({{"name", c.name},
-                        {"passed", c.passed},
-                        {"value", c.value},
-                        {"limit", c.limit},
-                        {"line", c.line ? nlohmann::json(c.line) : nlohmann::json()},
-                        {"message", json_string_or_null(c.message)}});
-    }
-  }
-  j["checks"] = checks;
+  j["checks"] = i ? checks_json(i->checks) : nlohmann::json::array();
+  j["accuracy"] = accuracy_json(i);
   nlohmann::json expected;
   if (i && i->expected) {
     const auto& e = *i->expected;
@@ -208,6 +236,8 @@ std::string inference_to_json_text(const DirectoryResult& r, std::size_t indent)
   j.begin_object();
   j.key("accelerator_model_name");
   j.string_or_null(r.accelerator_model_name);
+  j.key("accuracy");
+  j.value(accuracy_json(i));
   j.key("checks");
   j.begin_array();
   if (i) {
@@ -338,6 +368,16 @@ void write_inference_table(std::ostream& out, const DirectoryResult& r) {
                c.value.is_null() ? "absent" : c.value.dump(), c.limit.dump(),
                untargeted ? "  no latency target set: the run is judged by TTFT/TPOT" : "",
                c.passed ? "" : fmt::format("  line {}: {}", c.line, c.message));
+  }
+  if (i->accuracy) {
+    const inference::AccuracyResult& a = *i->accuracy;
+    fmt::print(out, "  accuracy   {}   {}\n", a.column.empty() ? "none" : a.column, a.valid ? "VALID" : "INVALID");
+    for (const auto& c : a.checks) {
+      fmt::print(out, "    {:<26} {:<6} {} ({}){}\n", c.name, c.passed ? "ok" : "FAILED",
+                 c.value.is_null() ? "absent" : c.value.is_string() ? c.value.get<std::string>() : c.value.dump(),
+                 c.limit.is_string() ? c.limit.get<std::string>() : c.limit.dump(),
+                 c.passed ? "" : fmt::format("  {}", c.message));
+    }
   }
   if (i->expected) {
     const auto& e = *i->expected;

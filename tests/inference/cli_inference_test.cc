@@ -50,6 +50,40 @@ TEST(CliInference, ScoreReportsInferenceAndTrainingFoldersSideBySide) {
   EXPECT_EQ(testing::snapshot(source_dir() / "data/examples"), before);  // never writes into its input
 }
 
+// A Llama 2 70B Offline folder whose ROUGE1 misses its target (the first case) fails
+// `check` with a finding naming accuracy.txt and its line; the JSON carries the accuracy object.
+TEST(CliInference, AnAccuracyBelowTargetFailsCheckNamingTheFileAndLine) {
+  TempDir tmp;
+  fs::path root = tmp.path() / "inference_results_v5.1";
+  fs::copy(source_dir() / "data/examples/inference_results_v5.1", root, fs::copy_options::recursive);
+  fs::path scenario = root / "closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline";
+  std::string text = testing::read_file(scenario / "accuracy/accuracy.txt");
+  text.replace(text.find("'rouge1': 44.4465"), 17, "'rouge1': 10.0");
+  write_file(scenario / "accuracy/accuracy.txt", text);
+
+  auto check = run_command(binary() + " check --format json " + q(root) + " 2>&1");
+  EXPECT_EQ(check.status, 1) << check.out;
+  auto doc = nlohmann::json::parse(check.out);
+  int failed = 0;
+  for (const auto& d : doc["results"]) {
+    for (const auto& c : d["checks"]) {
+      if (c["check"] != "accuracy" || c["findings"].empty()) continue;
+      ++failed;
+      EXPECT_TRUE(d["directory"].get<std::string>().ends_with("llama2-70b-99/Offline"));
+      EXPECT_EQ(c["findings"][0]["line"], 4);
+      EXPECT_TRUE(c["findings"][0]["file"].get<std::string>().ends_with("Offline/accuracy/accuracy.txt"));
+    }
+  }
+  EXPECT_EQ(failed, 1);
+
+  auto score = run_command(binary() + " score --format json " + q(scenario) + " 2>&1");
+  auto result = nlohmann::json::parse(score.out)["results"][0];
+  EXPECT_EQ(result["valid"], false);
+  EXPECT_EQ(result["accuracy"]["valid"], false);
+  EXPECT_DOUBLE_EQ(result["accuracy"]["metrics"]["ROUGE1"].get<double>(), 10.0);
+  EXPECT_EQ(result["accuracy"]["column"], "ROUGE1: 10.0  ROUGE2: 22.0638  ROUGEL: 28.625  TOKENS_PER_SAMPLE: 301.1");
+}
+
 fs::path v41_offline() {
   return source_dir() / "data/examples/inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9/Offline";
 }

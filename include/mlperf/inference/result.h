@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -17,6 +18,8 @@
 #include "mlperf/inference/loadgen_log.h"
 
 namespace mlperf::inference {
+
+struct AccuracyResult;  // accuracy.h
 
 /// TTFT and TPOT 99th-percentile limits of an LLM in one scenario, in nanoseconds.
 struct TokenLatencyLimits {
@@ -113,6 +116,9 @@ struct InferenceResult {
   bool from_summary = false; ///< no detail log: read from the summary
   std::string loadgen_version;
   std::optional<InferenceExpected> expected;  ///< the published figure, when one is shipped
+  /// The accuracy run (accuracy/accuracy.txt) judged as the checker judges it; null for a run
+  /// outside the submission layout that has no accuracy folder. `valid` includes its verdict.
+  std::shared_ptr<const AccuracyResult> accuracy;
 };
 
 /// The round a loadgen_version names: "v5.1" from "5.1.0 @ 091d51f041"; nullopt when it

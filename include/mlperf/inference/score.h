@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/result.h"
 #include "mlperf/mllog/discovery.h"
 #include "mlperf/mllog/system_description.h"
@@ -37,6 +38,7 @@ struct PublishedFigure {
 /// The inference data shipped under configs/.
 struct InferenceData {
   InferenceRules rules;
+  AccuracyRules accuracy;  ///< configs/inference_accuracy.json
   std::vector<PublishedFigure> expected;
   KeySet keys_read;  ///< rules.keys_read(), computed once
 

@@ -1,0 +1,88 @@
+#pragma once
+// The accuracy run of an MLPerf Inference scenario folder: accuracy/accuracy.txt read into its
+// metrics and judged against the round's targets, as the official submission checker does
+// (mlcommons/inference tools/submission/submission_checker.py check_accuracy_dir at tags v4.1,
+// v5.0, v5.1.1; submission_checker/checks/accuracy_check.py at HEAD for v6.0 and v6.1). The
+// targets, upper limits and patterns are data: configs/inference_accuracy.json, written from the
+// checker's MODEL_CONFIG and ACC_PATTERN by scripts/extract-inference-accuracy.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mlperf/inference/result.h"
+
+namespace mlperf::inference {
+
+/// One bound on one metric: a target (the value must be >= `value`) or an upper limit (<=).
+struct AccuracyBound {
+  std::string metric;  ///< as the results table names it: ROUGE1, FID_SCORE, acc, mAP, …
+  double value = 0;    ///< the bound as the checker computes it (e.g. 44.4312 * 0.99)
+};
+
+/// The accuracy rules of one round.
+struct RoundAccuracyRules {
+  /// metric → the checker's Python pattern (ACC_PATTERN) and its ECMAScript form.
+  std::map<std::string, std::pair<std::string, std::regex>> patterns;
+  /// model → scenario ("" for every scenario) → targets, in the checker's order.
+  std::map<std::string, std::map<std::string, std::vector<AccuracyBound>>> targets;
+  std::map<std::string, std::vector<AccuracyBound>> upper_limits;  ///< model → upper limits
+  /// How the results table shows the values: "metrics" (NAME: value pairs) or "first_value"
+  /// (v4.1: the first target's value alone).
+  std::string accuracy_column = "metrics";
+  std::uint64_t max_accuracy_log_size = 10240;  ///< MAX_ACCURACY_LOG_SIZE, bytes
+
+  /// The targets of `model` in `scenario` (the scenario's own where the round has them per
+  /// scenario, v6.1), or nullptr when the round has none for the model.
+  const std::vector<AccuracyBound>* targets_of(const std::string& model, const std::string& scenario) const;
+};
+
+/// configs/inference_accuracy.json.
+struct AccuracyRules {
+  std::map<std::string, RoundAccuracyRules> rounds;  ///< "v5.1" → rules
+  /// Loads the file. Throws std::runtime_error naming the file when it is missing or
+  /// malformed, or a pattern does not compile.
+  static AccuracyRules load(const std::filesystem::path& file);
+};
+
+/// A Python regular expression (the subset ACC_PATTERN uses) as std::regex ECMAScript reads it:
+/// a `{` or `}` that does not form a quantifier ({n}, {n,}, {n,m}) is a literal, as in Python.
+std::string python_regex_to_ecmascript(const std::string& pattern);
+
+/// The accuracy run of one scenario folder, as the checker judges it.
+struct AccuracyResult {
+  std::string file;  ///< the accuracy.txt read ("" when there is none)
+  /// Target metrics found, in the table's order, with their text as accuracy.txt writes it.
+  std::vector<std::pair<std::string, std::string>> metrics;
+  std::optional<std::string> hash;  ///< the hash= line's value
+  bool valid = false;               ///< the checker's accuracy verdict (see judge_accuracy)
+  std::vector<ValidityCheck> checks;  ///< accuracy_txt, one per target and upper limit, hash
+  std::vector<std::string> warnings;  ///< open division: targets missed, accepted
+  /// The results table's Accuracy cell: "ROUGE1: 44.5302  ROUGE2: 22.1844" (two spaces), or the
+  /// first value alone where the round's column is "first_value".
+  std::string column;
+};
+
+/// Reads `accuracy_dir`/accuracy.txt for the mlperf model `model` (the checker's name, after
+/// any open-division model mapping) in `scenario` under `rules`, line by line as
+/// check_accuracy_dir does: each target's pattern is matched at the start of every line (the
+/// last match before the checker stops counts, and a value below its target anywhere fails);
+/// upper limits likewise; reading stops once every target was met and a hash= line seen.
+/// Closed division: valid when every target was seen and met, no upper limit exceeded and the
+/// hash is there. Open division: as the checker takes an accuracy that misses its targets
+/// "for open", only a missing file, missing values or hash fail it; a missed target is a
+/// warning. Never throws: a file that cannot be read is a failed accuracy_txt check.
+AccuracyResult judge_accuracy(const std::filesystem::path& accuracy_dir, const RoundAccuracyRules& rules,
+                              const std::string& model, const std::string& scenario, const std::string& division);
+
+/// The mlperf model an open-division folder stands for: `<division>/<org>/model_mapping.json`
+/// maps folder names to mlperf models (the checker's model mapping); `model` itself when the
+/// file is absent, does not map it or cannot be read.
+std::string mapped_model(const std::filesystem::path& scenario_dir, const std::string& model);
+
+}  // namespace mlperf::inference

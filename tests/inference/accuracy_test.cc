@@ -1,0 +1,177 @@
+// accuracy/accuracy.txt judged as the submission checker's check_accuracy_dir judges it, with
+// the shipped rules (configs/inference_accuracy.json) and AMD's real v4.1 and v5.1 files from
+// data/examples (copied from mlcommons/inference_results_v4.1 and _v5.1).
+
+#include "mlperf/inference/accuracy.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "../test_support.h"
+#include "mlperf/inference/score.h"
+#include "mlperf/mllog/discovery.h"
+
+namespace mlperf::inference {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::read_file;
+using testing::source_dir;
+using testing::TempDir;
+using testing::write_file;
+
+const AccuracyRules& rules() {
+  static const AccuracyRules r = AccuracyRules::load(source_dir() / "configs/inference_accuracy.json");
+  return r;
+}
+
+const fs::path kLlama = "data/examples/inference_results_v5.1/closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99";
+const fs::path kSdxl = "data/examples/inference_results_v5.1/closed/AMD/results/8xMI325x_2xEPYC-9655/stable-diffusion-xl";
+
+const ValidityCheck* check(const AccuracyResult& a, const std::string& name) {
+  for (const auto& c : a.checks) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+// A copy of a real accuracy folder's accuracy.txt with the first match of `from` (a regular
+// expression) replaced by `to`.
+fs::path mutant(const TempDir& tmp, const fs::path& folder, const std::string& from, const std::string& to) {
+  const std::string original = read_file(source_dir() / folder / "accuracy/accuracy.txt");
+  std::string text = std::regex_replace(original, std::regex(from), to, std::regex_constants::format_first_only);
+  EXPECT_NE(text, original) << from;
+  write_file(tmp.path() / "accuracy/accuracy.txt", text);
+  return tmp.path() / "accuracy";
+}
+
+TEST(Accuracy, RulesHoldTheCheckersTargetsAsPythonComputesThem) {
+  const RoundAccuracyRules& v51 = rules().rounds.at("v5.1");
+  const auto* llama = v51.targets_of("llama2-70b-99", "Offline");
+  ASSERT_NE(llama, nullptr);
+  ASSERT_EQ(llama->size(), 4u);
+  EXPECT_EQ((*llama)[0].metric, "ROUGE1");
+  EXPECT_EQ((*llama)[0].value, 44.4312 * 0.99);
+  EXPECT_EQ((*llama)[3].metric, "TOKENS_PER_SAMPLE");
+  EXPECT_EQ((*llama)[3].value, 294.45 * 0.9);
+  EXPECT_EQ(v51.upper_limits.at("stable-diffusion-xl")[1].value, 23.95007626);
+  EXPECT_EQ(v51.max_accuracy_log_size, 10240u);
+  EXPECT_EQ(rules().rounds.at("v4.1").accuracy_column, "first_value");
+  // v6.1 has targets per scenario for some models.
+  const RoundAccuracyRules& v61 = rules().rounds.at("v6.1");
+  ASSERT_NE(v61.targets_of("qwen3-vl-235b-a22b", "Interactive"), nullptr);
+  EXPECT_EQ(v61.targets_of("qwen3-vl-235b-a22b", "Interactive")->at(0).metric, "F1_HIERARCHICAL");
+  EXPECT_EQ(v61.targets_of("no-such-model", "Offline"), nullptr);
+}
+
+TEST(Accuracy, PythonBracesThatAreNoQuantifierAreLiterals) {
+  // ACC_PATTERN["F1"] starts with a literal `{`; std::regex would reject it as written.
+  std::string f1 = R"(^{[\"\']exact_match[\"\']\:\s*[\d\.]+,\s*[\"\']f1[\"\']\:\s*([\d\.]+)})";
+  std::regex re(python_regex_to_ecmascript(f1));
+  std::smatch m;
+  std::string line = R"({"exact_match": 83.6, "f1": 90.87})";
+  ASSERT_TRUE(std::regex_search(line, m, re, std::regex_constants::match_continuous));
+  EXPECT_EQ(m[1].str(), "90.87");
+  EXPECT_EQ(python_regex_to_ecmascript("a{2,3}b{}"), "a{2,3}b\\{\\}");
+  EXPECT_EQ(python_regex_to_ecmascript("[{}]x"), "[{}]x");
+}
+
+TEST(Accuracy, RealLlamaAndSdxlRunsMeetTheirTargets) {
+  AccuracyResult llama =
+      judge_accuracy(source_dir() / kLlama / "Offline/accuracy", rules().rounds.at("v5.1"), "llama2-70b-99", "Offline", "closed");
+  EXPECT_TRUE(llama.valid);
+  EXPECT_EQ(llama.column, "ROUGE1: 44.4465  ROUGE2: 22.0638  ROUGEL: 28.625  TOKENS_PER_SAMPLE: 301.1");
+  ASSERT_NE(check(llama, "ROUGE1"), nullptr);
+  EXPECT_EQ(check(llama, "ROUGE1")->value, 44.4465);
+  EXPECT_EQ(check(llama, "hash")->value, "67fdbd042a4bcb16775c8f216fca75deb2eaf5ae8c19344f328c650faaa830b5");
+  EXPECT_TRUE(check(llama, "TOKENS_PER_SAMPLE_upper_limit")->passed);
+
+  AccuracyResult sdxl = judge_accuracy(source_dir() / kSdxl / "Offline/accuracy", rules().rounds.at("v5.1"),
+                                       "stable-diffusion-xl", "Offline", "closed");
+  EXPECT_TRUE(sdxl.valid);
+  ASSERT_EQ(sdxl.metrics.size(), 2u);
+  EXPECT_EQ(sdxl.metrics[0].first, "CLIP_SCORE");
+  EXPECT_EQ(sdxl.metrics[1].first, "FID_SCORE");
+  EXPECT_EQ(check(sdxl, "FID_SCORE_upper_limit")->limit, "<= 23.95007626");
+}
+
+TEST(Accuracy, AMissedTargetFailsClosedAndIsAWarningInOpen) {
+  TempDir tmp;
+  fs::path dir = mutant(tmp, kLlama / "Offline", "'rouge1': 44\\.4465", "'rouge1': 10.0");
+  AccuracyResult closed = judge_accuracy(dir, rules().rounds.at("v5.1"), "llama2-70b-99", "Offline", "closed");
+  EXPECT_FALSE(closed.valid);
+  const ValidityCheck* rouge1 = check(closed, "ROUGE1");
+  ASSERT_NE(rouge1, nullptr);
+  EXPECT_FALSE(rouge1->passed);
+  EXPECT_EQ(rouge1->value, 10.0);
+  EXPECT_EQ(rouge1->line, 4u);
+  EXPECT_NE(rouge1->message.find("target is at least 43.98688799999999"), std::string::npos) << rouge1->message;
+  EXPECT_EQ(closed.column, "ROUGE1: 10.0  ROUGE2: 22.0638  ROUGEL: 28.625  TOKENS_PER_SAMPLE: 301.1");
+
+  AccuracyResult open = judge_accuracy(dir, rules().rounds.at("v5.1"), "llama2-70b-99", "Offline", "open");
+  EXPECT_TRUE(open.valid);  // "accuracy not valid but taken for open"
+  ASSERT_EQ(open.warnings.size(), 1u);
+}
+
+TEST(Accuracy, AnUpperLimitExceededOrAMissingHashFails) {
+  TempDir fid_dir;
+  AccuracyResult fid = judge_accuracy(mutant(fid_dir, kSdxl / "Offline", "'FID_SCORE': '[0-9.]+'", "'FID_SCORE': '40.5'"),
+                                      rules().rounds.at("v5.1"), "stable-diffusion-xl", "Offline", "closed");
+  EXPECT_FALSE(fid.valid);
+  EXPECT_FALSE(check(fid, "FID_SCORE_upper_limit")->passed);
+  EXPECT_TRUE(check(fid, "FID_SCORE")->passed);  // above its lower bound
+
+  TempDir hash_dir;
+  AccuracyResult no_hash = judge_accuracy(mutant(hash_dir, kLlama / "Offline", "hash=", "hash "),
+                                          rules().rounds.at("v5.1"), "llama2-70b-99", "Offline", "closed");
+  EXPECT_FALSE(no_hash.valid);
+  EXPECT_FALSE(check(no_hash, "hash")->passed);
+  EXPECT_TRUE(check(no_hash, "ROUGE1")->passed);
+}
+
+TEST(Accuracy, V41ShowsTheFirstTargetsValueAlone) {
+  const fs::path dir = source_dir() /
+                       "data/examples/inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9/"
+                       "Offline/accuracy";
+  AccuracyResult a = judge_accuracy(dir, rules().rounds.at("v4.1"), "llama2-70b-99.9", "Offline", "closed");
+  EXPECT_TRUE(a.valid);
+  EXPECT_EQ(a.column, "44.5633");
+  EXPECT_EQ(a.metrics.size(), 4u);
+}
+
+TEST(Accuracy, AScenarioFolderWithoutItsAccuracyRunIsInvalid) {
+  TempDir tmp;
+  fs::path scenario = tmp.path() / "inference_v5.1/closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline";
+  fs::create_directories(scenario / "performance/run_1");
+  fs::copy_file(source_dir() / kLlama / "Offline/performance/run_1/mlperf_log_detail.txt",
+                scenario / "performance/run_1/mlperf_log_detail.txt");
+  DataContext data(source_dir());
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  ASSERT_EQ(dirs.size(), 1u);
+  DirectoryResult without = score_inference_directory(dirs[0], data, ScoreOptions{});
+  ASSERT_TRUE(without.inference && without.inference->accuracy);
+  EXPECT_FALSE(without.inference->valid);
+  EXPECT_FALSE(without.passed);
+  EXPECT_EQ(without.inference->accuracy->checks.at(0).name, "accuracy_txt");
+
+  fs::create_directories(scenario / "accuracy");
+  fs::copy_file(source_dir() / kLlama / "Offline/accuracy/accuracy.txt", scenario / "accuracy/accuracy.txt");
+  DirectoryResult with = score_inference_directory(dirs[0], data, ScoreOptions{});
+  EXPECT_TRUE(with.inference->valid);
+  EXPECT_TRUE(with.passed);
+}
+
+TEST(Accuracy, OpenDivisionModelsAreMappedByTheSubmittersModelMapping) {
+  TempDir tmp;
+  fs::path scenario = tmp.path() / "open/Org/results/sys/llama3_1-70b-fp8_dyn/Offline";
+  fs::create_directories(scenario);
+  write_file(tmp.path() / "open/Org/model_mapping.json", R"({"llama3_1-70b-fp8_dyn": "llama2-70b-99.9"})");
+  EXPECT_EQ(mapped_model(scenario, "llama3_1-70b-fp8_dyn"), "llama2-70b-99.9");
+  EXPECT_EQ(mapped_model(scenario, "other"), "other");
+  EXPECT_EQ(mapped_model(tmp.path() / "x/y", "m"), "m");
+}
+
+}  // namespace
+}  // namespace mlperf::inference
