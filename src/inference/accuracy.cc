@@ -2,12 +2,17 @@
 
 #include "mlperf/inference/accuracy.h"
 
+#include "mlperf/inference/folder_files.h"
+#include "mlperf/inference/loadgen_log.h"
+
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 namespace mlperf::inference {
@@ -101,6 +106,20 @@ AccuracyRules AccuracyRules::load(const fs::path& file) {
       RoundAccuracyRules rr;
       rr.accuracy_column = r.value("accuracy_column", "metrics");
       rr.max_accuracy_log_size = r.value("max_accuracy_log_size", std::uint64_t{10240});
+      rr.required_files = r.value("required_files", std::vector<std::string>{});
+      rr.accuracy_sample_count_fails = r.value("accuracy_sample_count_fails", false);
+      const nlohmann::json extra = r.value("extra_files", nlohmann::json::object());
+      for (const auto& [model, folders] : extra.items()) {
+        rr.extra_files[model] = folders.get<std::map<std::string, std::vector<std::string>>>();
+      }
+      const nlohmann::json counts = r.value("accuracy_sample_count", nlohmann::json::object());
+      for (const auto& [model, count] : counts.items()) {
+        if (count.is_object()) {
+          for (const auto& [scenario, n] : count.items()) rr.accuracy_sample_count[model][scenario] = n.get<std::uint64_t>();
+        } else {
+          rr.accuracy_sample_count[model][""] = count.get<std::uint64_t>();
+        }
+      }
       for (const auto& [metric, pattern] : r.at("patterns").items()) {
         std::string python = pattern.get<std::string>();
         try {
@@ -291,6 +310,103 @@ AccuracyResult judge_accuracy(const fs::path& accuracy_dir, const RoundAccuracyR
     out.column = column;
   }
   return out;
+}
+
+void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules& rules, const std::string& model,
+                          const std::string& scenario, AccuracyResult& result) {
+  auto add = [&](std::string name, bool passed, nlohmann::json value, nlohmann::json limit, std::uint64_t line,
+                 std::string message) {
+    result.file_checks.push_back(
+        {std::move(name), passed, std::move(value), std::move(limit), line, passed ? std::string() : std::move(message)});
+    result.files_valid = result.files_valid && passed;
+  };
+  std::error_code ec;
+  if (!rules.required_files.empty()) {
+    FilesDiff d = files_diff(accuracy_dir, rules.required_files);
+    add("accuracy_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}}, rules.required_files, 0,
+        fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", accuracy_dir.string(),
+                    fmt::join(d.missing, ", "), fmt::join(d.extra, ", ")));
+  }
+  const fs::path log = accuracy_dir / "mlperf_log_accuracy.json";
+  if (!fs::is_regular_file(log, ec)) {
+    add("accuracy_log", false, nullptr, fmt::format("<= {} bytes", rules.max_accuracy_log_size), 0,
+        fmt::format("{} is missing", log.string()));
+  } else {
+    const std::uintmax_t size = fs::file_size(log, ec);
+    const bool ok = !ec && size <= rules.max_accuracy_log_size;
+    add("accuracy_log", ok, ec ? nlohmann::json() : nlohmann::json(size), fmt::format("<= {} bytes", rules.max_accuracy_log_size), 0,
+        fmt::format("{} is not truncated: {} bytes, at most {} allowed (truncate_accuracy_log.py)", log.string(), size,
+                    rules.max_accuracy_log_size));
+  }
+  const fs::path detail = accuracy_dir / kDetailLogName;
+  std::optional<LoadgenLog> detail_log;
+  try {
+    KeySet keys{"qsl_reported_total_count", "effective_accuracy_sample_count"};
+    detail_log = read_detail_log_if_present(detail, keys);
+  } catch (const std::exception& e) {
+    add("accuracy_log_errors", false, nullptr, 0, 0, e.what());
+  }
+  if (!detail_log) {
+    if (result.file_checks.empty() || result.file_checks.back().name != "accuracy_log_errors") {
+      add("accuracy_log_errors", false, nullptr, 0, 0, fmt::format("{} is missing", detail.string()));
+    }
+  } else {
+    const LoadgenLog& l = *detail_log;
+    const std::uint64_t line = l.errors.empty() ? 0 : l.errors.front().line;
+    add("accuracy_log_errors", l.error_events == 0, l.error_events, 0, line,
+        fmt::format("{}:{}: the accuracy run logged {} loadgen error{}, the first: {}", detail.string(), line,
+                    l.error_events, l.error_events == 1 ? "" : "s", l.errors.empty() ? "" : l.errors.front().message));
+    auto counts = rules.accuracy_sample_count.find(model);
+    if (counts != rules.accuracy_sample_count.end()) {
+      auto c = counts->second.find(scenario);
+      if (c == counts->second.end()) c = counts->second.find("");
+      if (c != counts->second.end()) {
+        const char* key = rules.accuracy_sample_count_fails && l.values.count("effective_accuracy_sample_count")
+                              ? "effective_accuracy_sample_count"
+                              : "qsl_reported_total_count";
+        std::optional<double> n = l.number(key);
+        const bool ok = n && *n == static_cast<double>(c->second);
+        const std::string message =
+            fmt::format("{}:{}: the accuracy run covers {} samples ({}); the dataset has {}", detail.string(), l.line(key),
+                        n ? fmt::format("{:g}", *n) : std::string("no"), key, c->second);
+        if (rules.accuracy_sample_count_fails || ok) {
+          add("accuracy_sample_count", ok, n ? nlohmann::json(*n) : nlohmann::json(), c->second, l.line(key), message);
+        } else {
+          result.warnings.push_back(message + " (the round's checker logs this without failing the run)");
+        }
+      }
+    }
+  }
+  if (auto extra = rules.extra_files.find(model); extra != rules.extra_files.end()) {
+    std::vector<std::string> missing;
+    for (const auto& [folder, stems] : extra->second) {
+      const fs::path sub = accuracy_dir / folder;
+      if (!fs::is_directory(sub, ec)) {
+        missing.push_back(folder + "/");
+        continue;
+      }
+      std::set<std::string> present;
+      for (fs::directory_iterator it(sub, ec), end; !ec && it != end; it.increment(ec)) {
+        std::error_code fe;
+        if (!it->is_regular_file(fe)) continue;
+        std::string name = it->path().filename().string();
+        present.insert(name.substr(0, name.find('.')));  // Python's f.split(".")[0]
+      }
+      for (const auto& stem : stems) {
+        if (!present.count(stem)) missing.push_back(folder + "/" + stem + ".png");
+      }
+      if (!present.count("captions")) {
+        result.warnings.push_back(fmt::format("{} has no captions file (the checker notes it without failing)", sub.string()));
+      }
+    }
+    // The round's results table was made with --skip-extra-accuracy-files-check (no v5.1 SDXL
+    // submission holds accuracy/images/, all are published): a warning, never the verdict.
+    if (!missing.empty()) {
+      result.warnings.push_back(fmt::format("{}: {} missing (REQUIRED_ACC_BENCHMARK; the official results "
+                                            "table was made without this check)", accuracy_dir.string(),
+                                            fmt::join(missing, ", ")));
+    }
+  }
 }
 
 std::string mapped_model(const fs::path& scenario_dir, const std::string& model) {

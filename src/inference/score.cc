@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include "mlperf/mllog/path_text.h"
 
@@ -120,6 +121,7 @@ InferenceData load_inference_data(const fs::path& root) {
   InferenceData data;
   data.rules = InferenceRules::load(root / "configs" / "inference_rules.json");
   data.accuracy = AccuracyRules::load(root / "configs" / "inference_accuracy.json");
+  data.compliance = ComplianceRules::load(root / "configs" / "inference_compliance.json");
   data.keys_read = data.rules.keys_read();
   fs::path file = root / "configs" / "expected_results.json";
   std::ifstream in(file);
@@ -252,9 +254,57 @@ void judge_accuracy_run(DirectoryResult& out, InferenceResult& result, const Loa
                                              : result.rules_model;
   auto accuracy = std::make_shared<AccuracyResult>(
       judge_accuracy(accuracy_dir, rr->second, model, result.scenario, out.division.empty() ? "closed" : out.division));
+  if (!accuracy->file.empty()) {
+    judge_accuracy_files(accuracy_dir, rr->second, model, result.scenario, *accuracy);
+    if (out.division == "open" && !accuracy->metrics.empty()) {
+      // "accuracy not valid but taken for open": only a file list mismatch drops an open row.
+      for (auto& c : accuracy->file_checks) {
+        if (c.passed || c.name == "accuracy_files") continue;
+        accuracy->warnings.push_back(fmt::format("open division, accepted: {}", c.message));
+        c.passed = true;
+      }
+      accuracy->files_valid = std::all_of(accuracy->file_checks.begin(), accuracy->file_checks.end(),
+                                          [](const ValidityCheck& c) { return c.passed; });
+    }
+  }
   for (const auto& w : accuracy->warnings) out.warnings.push_back(w);
-  result.valid = result.valid && accuracy->valid;
+  result.valid = result.valid && accuracy->valid && accuracy->files_valid;
   result.accuracy = std::move(accuracy);
+}
+
+// The compliance tests the round's checker asks of the folder's model (closed and network
+// divisions). Outside the submission layout they are judged only where the run folder holds
+// TEST0x folders; otherwise a warning names the tests not judged.
+void judge_compliance_run(DirectoryResult& out, InferenceResult& result, const LoadgenRun& run,
+                          const InferenceData& inf) {
+  const std::string division = out.division.empty() ? "closed" : out.division;
+  if (division == "open") return;
+  auto cr = inf.compliance.rounds.find(result.round);
+  if (cr == inf.compliance.rounds.end()) {
+    out.warnings.push_back(fmt::format("no compliance test rules for round {}; the compliance tests are not judged", result.round));
+    return;
+  }
+  auto tests = cr->second.tests.find(result.rules_model);
+  if (tests == cr->second.tests.end() || tests->second.empty()) return;
+  RoundComplianceRules rules = cr->second;
+  if (run.bare) {
+    // A run of one's own: its TEST0x folders beside the logs, when there are any.
+    std::error_code ec;
+    bool any = false;
+    for (const auto& t : tests->second) any = any || fs::is_directory(run.scenario_dir / t, ec);
+    if (!any) {
+      out.warnings.push_back(fmt::format("{}: compliance tests {} not judged (no TEST0x folder beside the run)",
+                                         run.scenario_dir.string(), fmt::join(tests->second, ", ")));
+      return;
+    }
+    rules.location = "results";
+  }
+  auto ar = inf.accuracy.rounds.find(result.round);
+  CompliancePerformanceContext ctx{&inf.rules, &inf.keys_read, result.round, result.model, result.scenario, division};
+  auto judged = std::make_shared<std::vector<ComplianceTestResult>>(judge_compliance_tests(
+      run.scenario_dir, rules, result.rules_model, ar == inf.accuracy.rounds.end() ? nullptr : &ar->second, ctx));
+  for (const auto& t : *judged) result.valid = result.valid && t.valid;
+  result.compliance_tests = std::move(judged);
 }
 
 }  // namespace
@@ -288,6 +338,7 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     tag_system(out, *result, dir, inf, data, log);
     compare_with_published(out, *result, dir, inf, options);
     judge_accuracy_run(out, *result, run, inf);
+    judge_compliance_run(out, *result, run, inf);
     out.passed = result->valid && out.errors.empty();
     out.inference = std::move(result);
   } catch (const std::exception& e) {

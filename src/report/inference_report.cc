@@ -7,6 +7,7 @@
 #include <fmt/ostream.h>
 
 #include "mlperf/inference/accuracy.h"
+#include "mlperf/inference/compliance_tests.h"
 #include "mlperf/inference/score.h"
 #include "mlperf/report/table_text.h"
 
@@ -46,8 +47,20 @@ nlohmann::json accuracy_json(const InferenceResult* i) {
           {"hash", a.hash ? nlohmann::json(*a.hash) : nlohmann::json()},
           {"valid", a.valid},
           {"checks", checks_json(a.checks)},
+          {"files_valid", a.files_valid},
+          {"file_checks", checks_json(a.file_checks)},
           {"warnings", a.warnings},
           {"column", a.column}};
+}
+
+// The compliance tests judged: [{test, directory, valid, checks}], null when not judged.
+nlohmann::json compliance_tests_json(const InferenceResult* i) {
+  if (!i || !i->compliance_tests) return nullptr;
+  nlohmann::json tests = nlohmann::json::array();
+  for (const auto& t : *i->compliance_tests) {
+    tests.push_back({{"test", t.test}, {"directory", t.dir}, {"valid", t.valid}, {"checks", checks_json(t.checks)}});
+  }
+  return tests;
 }
 
 }  // namespace
@@ -83,6 +96,7 @@ nlohmann::json inference_to_json(const DirectoryResult& r) {
   j["from_summary"] = i ? i->from_summary : false;
   j["checks"] = i ? checks_json(i->checks) : nlohmann::json::array();
   j["accuracy"] = accuracy_json(i);
+  j["compliance_tests"] = compliance_tests_json(i);
   nlohmann::json expected;
   if (i && i->expected) {
     const auto& e = *i->expected;
@@ -259,6 +273,8 @@ std::string inference_to_json_text(const DirectoryResult& r, std::size_t indent)
     }
   }
   j.end_array();
+  j.key("compliance_tests");
+  j.value(compliance_tests_json(i));
   j.key("directory");
   j.string(r.dir.path.string());
   j.key("division");
@@ -372,11 +388,23 @@ void write_inference_table(std::ostream& out, const DirectoryResult& r) {
   if (i->accuracy) {
     const inference::AccuracyResult& a = *i->accuracy;
     fmt::print(out, "  accuracy   {}   {}\n", a.column.empty() ? "none" : a.column, a.valid ? "VALID" : "INVALID");
+    for (const auto& c : a.file_checks) {
+      if (!c.passed) fmt::print(out, "    {:<26} FAILED  {}\n", c.name, c.message);
+    }
     for (const auto& c : a.checks) {
       fmt::print(out, "    {:<26} {:<6} {} ({}){}\n", c.name, c.passed ? "ok" : "FAILED",
                  c.value.is_null() ? "absent" : c.value.is_string() ? c.value.get<std::string>() : c.value.dump(),
                  c.limit.is_string() ? c.limit.get<std::string>() : c.limit.dump(),
                  c.passed ? "" : fmt::format("  {}", c.message));
+    }
+  }
+  if (i->compliance_tests) {
+    for (const auto& t : *i->compliance_tests) {
+      fmt::print(out, "  {}     {}   {}\n", t.test, t.valid ? "VALID" : "INVALID", t.dir);
+      for (const auto& c : t.checks) {
+        if (c.passed) continue;
+        fmt::print(out, "    {:<26} FAILED  {}\n", c.name, c.message);
+      }
     }
   }
   if (i->expected) {

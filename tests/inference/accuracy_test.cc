@@ -156,8 +156,11 @@ TEST(Accuracy, AScenarioFolderWithoutItsAccuracyRunIsInvalid) {
   EXPECT_FALSE(without.passed);
   EXPECT_EQ(without.inference->accuracy->checks.at(0).name, "accuracy_txt");
 
-  fs::create_directories(scenario / "accuracy");
-  fs::copy_file(source_dir() / kLlama / "Offline/accuracy/accuracy.txt", scenario / "accuracy/accuracy.txt");
+  // The whole accuracy run, and the TEST06 the checker asks of this model.
+  fs::copy(source_dir() / kLlama / "Offline/accuracy", scenario / "accuracy", fs::copy_options::recursive);
+  const std::string test06 = "compliance/8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline/TEST06/verify_accuracy.txt";
+  write_file(tmp.path() / "inference_v5.1/closed/AMD" / test06,
+             read_file(source_dir() / "data/examples/inference_results_v5.1/closed/AMD" / test06));
   DirectoryResult with = score_inference_directory(dirs[0], data, ScoreOptions{});
   EXPECT_TRUE(with.inference->valid);
   EXPECT_TRUE(with.passed);

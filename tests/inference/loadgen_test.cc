@@ -260,9 +260,12 @@ TEST(InferenceValidity, SeedsSampleCountEqualIssueAndTokenLatenciesAreTheRoundsO
   fs::path base = tmp.path() / "inference_results_v5.1/closed/Org/results/sys/llama2-70b-99";
   write_file(base / "Offline/performance/run_1/mlperf_log_detail.txt",
              run_log("Offline", settings("18209322760996052031", "24576", "true", "true")));
-  // The accuracy run the checker requires beside it: AMD's real one of this model.
-  write_file(base / "Offline/accuracy/accuracy.txt", testing::read_file(v51("8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline") /
-                                                                        "accuracy/accuracy.txt"));
+  // The accuracy run and the TEST06 the checker requires beside it: AMD's real ones of this model.
+  fs::copy(v51("8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline") / "accuracy", base / "Offline/accuracy",
+           fs::copy_options::recursive);
+  write_file(tmp.path() / "inference_results_v5.1/closed/Org/compliance/sys/llama2-70b-99/Offline/TEST06/verify_accuracy.txt",
+             testing::read_file(source_dir() / "data/examples/inference_results_v5.1/closed/AMD/compliance/"
+                                               "8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline/TEST06/verify_accuracy.txt"));
   DirectoryResult good = score_one(base / "Offline");
   ASSERT_TRUE(good.inference);
   for (const char* name : {"qsl_rng_seed", "sample_index_rng_seed", "schedule_rng_seed", "performance_sample_count",
@@ -429,7 +432,10 @@ TEST(InferenceSummaryLog, WithoutADetailLogTheSummaryIsRead) {
   fs::path dir = tmp.path() / "inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9/Server";
   write_file(dir / "performance/run_1/mlperf_log_summary.txt",
              testing::read_file(v41("Server") / "performance/run_1/mlperf_log_summary.txt"));
-  write_file(dir / "accuracy/accuracy.txt", testing::read_file(v41("Server") / "accuracy/accuracy.txt"));
+  fs::copy(v41("Server") / "accuracy", dir / "accuracy", fs::copy_options::recursive);
+  const std::string test06 = "compliance/8xMI300X_2xEPYC-9374F/llama2-70b-99.9/Server/TEST06/verify_accuracy.txt";
+  write_file(tmp.path() / "inference_results_v4.1/closed/AMD" / test06,
+             testing::read_file(source_dir() / "data/examples/inference_results_v4.1/closed/AMD" / test06));
   DirectoryResult d = score_one(tmp.path());
   ASSERT_TRUE(d.inference);
   const InferenceResult& r = *d.inference;

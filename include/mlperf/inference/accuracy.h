@@ -36,6 +36,13 @@ struct RoundAccuracyRules {
   /// (v4.1: the first target's value alone).
   std::string accuracy_column = "metrics";
   std::uint64_t max_accuracy_log_size = 10240;  ///< MAX_ACCURACY_LOG_SIZE, bytes
+  std::vector<std::string> required_files;      ///< REQUIRED_ACC_FILES: the accuracy folder holds these
+  /// REQUIRED_ACC_BENCHMARK: model → subfolder of accuracy/ → the file stems it must hold.
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> extra_files;
+  /// model → scenario ("" for every scenario) → the samples the accuracy run must cover.
+  std::map<std::string, std::map<std::string, std::uint64_t>> accuracy_sample_count;
+  /// Whether the checker fails a run that covers another count (v6.0 on) or only logs it.
+  bool accuracy_sample_count_fails = false;
 
   /// The targets of `model` in `scenario` (the scenario's own where the round has them per
   /// scenario, v6.1), or nullptr when the round has none for the model.
@@ -66,6 +73,12 @@ struct AccuracyResult {
   /// The results table's Accuracy cell: "ROUGE1: 44.5302  ROUGE2: 22.1844" (two spaces), or the
   /// first value alone where the round's column is "first_value".
   std::string column;
+  /// The accuracy folder's files (judge_accuracy_files): accuracy_files, accuracy_log,
+  /// accuracy_log_errors, accuracy_sample_count. Kept apart from `checks`:
+  /// `valid` is the verdict on the values, `files_valid` on the files; the checker's verdict on
+  /// the accuracy run is both.
+  std::vector<ValidityCheck> file_checks;
+  bool files_valid = true;
 };
 
 /// Reads `accuracy_dir`/accuracy.txt for the mlperf model `model` (the checker's name, after
@@ -79,6 +92,24 @@ struct AccuracyResult {
 /// warning. Never throws: a file that cannot be read is a failed accuracy_txt check.
 AccuracyResult judge_accuracy(const std::filesystem::path& accuracy_dir, const RoundAccuracyRules& rules,
                               const std::string& model, const std::string& scenario, const std::string& division);
+
+/// The files of `accuracy_dir` as the round's checker judges them (check_results_dir and
+/// check_accuracy_dir at tags v4.1–v5.1.1, AccuracyCheck at HEAD for v6.x), appended to
+/// `result.file_checks` (files_valid false on any failure):
+/// accuracy_files — exactly `required_files` (mlperf_log_trace.json, results.json, .gitkeep
+/// allowed; the checker drops the row on a mismatch, open division too);
+/// accuracy_log — mlperf_log_accuracy.json there and at most max_accuracy_log_size bytes;
+/// accuracy_log_errors — the accuracy-mode mlperf_log_detail.txt there, without loadgen errors
+/// (the first is named with its line);
+/// accuracy_sample_count — effective_accuracy_sample_count (v6.x, when logged) or
+/// qsl_reported_total_count equal to the model's count; where the round's checker only logs a
+/// mismatch (v5.1) it becomes a warning in `result.warnings`, not a failed check;
+/// REQUIRED_ACC_BENCHMARK's subfolders and file stems (e.g. SDXL's images/) missing are a
+/// warning: the official results were checked with --skip-extra-accuracy-files-check (no v5.1
+/// SDXL submission holds them, every one is published).
+/// Never throws.
+void judge_accuracy_files(const std::filesystem::path& accuracy_dir, const RoundAccuracyRules& rules,
+                          const std::string& model, const std::string& scenario, AccuracyResult& result);
 
 /// The mlperf model an open-division folder stands for: `<division>/<org>/model_mapping.json`
 /// maps folder names to mlperf models (the checker's model mapping); `model` itself when the

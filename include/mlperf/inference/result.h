@@ -19,7 +19,8 @@
 
 namespace mlperf::inference {
 
-struct AccuracyResult;  // accuracy.h
+struct AccuracyResult;        // accuracy.h
+struct ComplianceTestResult;  // compliance_tests.h
 
 /// TTFT and TPOT 99th-percentile limits of an LLM in one scenario, in nanoseconds.
 struct TokenLatencyLimits {
@@ -119,6 +120,10 @@ struct InferenceResult {
   /// The accuracy run (accuracy/accuracy.txt) judged as the checker judges it; null for a run
   /// outside the submission layout that has no accuracy folder. `valid` includes its verdict.
   std::shared_ptr<const AccuracyResult> accuracy;
+  /// The compliance tests the round's checker asks of this model (compliance_tests.h), in its
+  /// order; null when not judged (open division, a run outside the submission layout, a model
+  /// that needs none). `valid` includes their verdicts.
+  std::shared_ptr<const std::vector<ComplianceTestResult>> compliance_tests;
 };
 
 /// The round a loadgen_version names: "v5.1" from "5.1.0 @ 091d51f041"; nullopt when it

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlperf/inference/accuracy.h"
+#include "mlperf/inference/compliance_tests.h"
 #include "mlperf/inference/result.h"
 #include "mlperf/mllog/discovery.h"
 #include "mlperf/mllog/system_description.h"
@@ -39,6 +40,7 @@ struct PublishedFigure {
 struct InferenceData {
   InferenceRules rules;
   AccuracyRules accuracy;  ///< configs/inference_accuracy.json
+  ComplianceRules compliance;  ///< configs/inference_compliance.json
   std::vector<PublishedFigure> expected;
   KeySet keys_read;  ///< rules.keys_read(), computed once
 
@@ -63,7 +65,7 @@ struct InferenceData {
   std::shared_ptr<Cache> cache_ = std::make_shared<Cache>();
 };
 
-/// Loads configs/inference_rules.json and the "inference" array of
+/// Loads configs/inference_rules.json, inference_accuracy.json, inference_compliance.json and the "inference" array of
 /// configs/expected_results.json under `root`. Throws std::runtime_error naming the file.
 InferenceData load_inference_data(const std::filesystem::path& root);
 
