@@ -315,9 +315,9 @@ AccuracyResult judge_accuracy(const fs::path& accuracy_dir, const RoundAccuracyR
 void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules& rules, const std::string& model,
                           const std::string& scenario, AccuracyResult& result) {
   auto add = [&](std::string name, bool passed, nlohmann::json value, nlohmann::json limit, std::uint64_t line,
-                 std::string message) {
-    result.file_checks.push_back(
-        {std::move(name), passed, std::move(value), std::move(limit), line, passed ? std::string() : std::move(message)});
+                 std::string message, const fs::path& file) {
+    result.file_checks.push_back({std::move(name), passed, std::move(value), std::move(limit), line,
+                                  passed ? std::string() : std::move(message), file.string()});
     result.files_valid = result.files_valid && passed;
   };
   std::error_code ec;
@@ -325,18 +325,20 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
     FilesDiff d = files_diff(accuracy_dir, rules.required_files);
     add("accuracy_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}}, rules.required_files, 0,
         fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", accuracy_dir.string(),
-                    fmt::join(d.missing, ", "), fmt::join(d.extra, ", ")));
+                    fmt::join(d.missing, ", "), fmt::join(d.extra, ", ")),
+        accuracy_dir);
   }
   const fs::path log = accuracy_dir / "mlperf_log_accuracy.json";
   if (!fs::is_regular_file(log, ec)) {
     add("accuracy_log", false, nullptr, fmt::format("<= {} bytes", rules.max_accuracy_log_size), 0,
-        fmt::format("{} is missing", log.string()));
+        fmt::format("{} is missing", log.string()), log);
   } else {
     const std::uintmax_t size = fs::file_size(log, ec);
     const bool ok = !ec && size <= rules.max_accuracy_log_size;
     add("accuracy_log", ok, ec ? nlohmann::json() : nlohmann::json(size), fmt::format("<= {} bytes", rules.max_accuracy_log_size), 0,
         fmt::format("{} is not truncated: {} bytes, at most {} allowed (truncate_accuracy_log.py)", log.string(), size,
-                    rules.max_accuracy_log_size));
+                    rules.max_accuracy_log_size),
+        log);
   }
   const fs::path detail = accuracy_dir / kDetailLogName;
   std::optional<LoadgenLog> detail_log;
@@ -344,18 +346,19 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
     KeySet keys{"qsl_reported_total_count", "effective_accuracy_sample_count"};
     detail_log = read_detail_log_if_present(detail, keys);
   } catch (const std::exception& e) {
-    add("accuracy_log_errors", false, nullptr, 0, 0, e.what());
+    add("accuracy_log_errors", false, nullptr, 0, 0, e.what(), detail);
   }
   if (!detail_log) {
     if (result.file_checks.empty() || result.file_checks.back().name != "accuracy_log_errors") {
-      add("accuracy_log_errors", false, nullptr, 0, 0, fmt::format("{} is missing", detail.string()));
+      add("accuracy_log_errors", false, nullptr, 0, 0, fmt::format("{} is missing", detail.string()), detail);
     }
   } else {
     const LoadgenLog& l = *detail_log;
     const std::uint64_t line = l.errors.empty() ? 0 : l.errors.front().line;
     add("accuracy_log_errors", l.error_events == 0, l.error_events, 0, line,
         fmt::format("{}:{}: the accuracy run logged {} loadgen error{}, the first: {}", detail.string(), line,
-                    l.error_events, l.error_events == 1 ? "" : "s", l.errors.empty() ? "" : l.errors.front().message));
+                    l.error_events, l.error_events == 1 ? "" : "s", l.errors.empty() ? "" : l.errors.front().message),
+        detail);
     auto counts = rules.accuracy_sample_count.find(model);
     if (counts != rules.accuracy_sample_count.end()) {
       auto c = counts->second.find(scenario);
@@ -370,7 +373,8 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
             fmt::format("{}:{}: the accuracy run covers {} samples ({}); the dataset has {}", detail.string(), l.line(key),
                         n ? fmt::format("{:g}", *n) : std::string("no"), key, c->second);
         if (rules.accuracy_sample_count_fails || ok) {
-          add("accuracy_sample_count", ok, n ? nlohmann::json(*n) : nlohmann::json(), c->second, l.line(key), message);
+          add("accuracy_sample_count", ok, n ? nlohmann::json(*n) : nlohmann::json(), c->second, l.line(key), message,
+              detail);
         } else {
           result.warnings.push_back(message + " (the round's checker logs this without failing the run)");
         }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "mlperf/inference/accuracy.h"
+#include "mlperf/inference/compliance_tests.h"
 #include "mlperf/inference/result.h"
 
 namespace mlperf::inference {
@@ -46,6 +47,26 @@ CheckReport check_inference_directory(const DirectoryResult& r) {
                                    a.valid ? fmt::format("{} (open division: accepted)", c.message) : c.message});
     }
     report.checks.push_back(std::move(accuracy));
+    // The accuracy folder's files (REQUIRED_ACC_FILES, the truncated accuracy log, the
+    // accuracy-mode log's errors, the sample count).
+    CheckResult files{"accuracy_files", "the accuracy folder holds the files the checker requires, without loadgen errors", {}};
+    for (const auto& c : a.file_checks) {
+      if (c.passed) continue;
+      files.findings.push_back({"accuracy_files", Finding::kError, c.file.empty() ? file : c.file, c.line, c.message});
+    }
+    report.checks.push_back(std::move(files));
+  }
+  // Each compliance test the round's checker asks of the model: a check per test, a finding
+  // per failed condition naming its file and line.
+  if (i->compliance_tests) {
+    for (const auto& t : *i->compliance_tests) {
+      CheckResult test{"compliance_" + t.test, fmt::format("compliance test {} passes as the submission checker judges it", t.test), {}};
+      for (const auto& c : t.checks) {
+        if (c.passed) continue;
+        test.findings.push_back({test.check, Finding::kError, c.file.empty() ? t.dir : c.file, c.line, c.message});
+      }
+      report.checks.push_back(std::move(test));
+    }
   }
   return report;
 }

@@ -93,9 +93,9 @@ class TestJudge {
   TestJudge(ComplianceTestResult& out) : out_(out) {}
 
   void add(std::string name, bool passed, nlohmann::json value, nlohmann::json limit, std::uint64_t line,
-           std::string message) {
-    out_.checks.push_back(
-        {std::move(name), passed, std::move(value), std::move(limit), line, passed ? std::string() : std::move(message)});
+           std::string message, const fs::path& file = {}) {
+    out_.checks.push_back({std::move(name), passed, std::move(value), std::move(limit), line,
+                           passed ? std::string() : std::move(message), file.string()});
     out_.valid = out_.valid && passed;
   }
 
@@ -108,7 +108,7 @@ class TestJudge {
 
   // A file the checker requires exists.
   void required_file(const std::string& name, const fs::path& file) {
-    add(name, path_exists(file), file.filename().string(), "exists", 0, fmt::format("{} is missing", file.string()));
+    add(name, path_exists(file), file.filename().string(), "exists", 0, fmt::format("{} is missing", file.string()), file);
   }
 
   // verify_performance.txt holds "TEST PASS" in a line (check_compliance_perf_dir).
@@ -116,14 +116,15 @@ class TestJudge {
     const fs::path file = fs::path(out_.dir) / "verify_performance.txt";
     auto lines = read_text_lines(file);
     if (!lines) {
-      add("verify_performance", false, nullptr, "TEST PASS", 0, fmt::format("{} is missing", file.string()));
+      add("verify_performance", false, nullptr, "TEST PASS", 0, fmt::format("{} is missing", file.string()), file);
       return;
     }
     const std::uint64_t pass = line_containing(*lines, "TEST PASS");
     const std::uint64_t fail = line_containing(*lines, "TEST FAIL");
     add("verify_performance", pass != 0, pass ? "TEST PASS" : (fail ? "TEST FAIL" : ""), "TEST PASS", pass ? pass : fail,
         fail ? fmt::format("{}:{}: the compliance test's performance check failed (TEST FAIL)", file.string(), fail)
-             : fmt::format("{}: no \"TEST PASS\" line; the compliance test's performance check failed", file.string()));
+             : fmt::format("{}: no \"TEST PASS\" line; the compliance test's performance check failed", file.string()),
+        file);
   }
 
   // performance/run_1 holds the loadgen logs and nothing else.
@@ -139,7 +140,8 @@ class TestJudge {
     add("performance_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}},
         nlohmann::json::array({kSummaryLogName, kDetailLogName}), 0,
         fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", run.string(), fmt::join(d.missing, ", "),
-                    fmt::join(d.extra, ", ")));
+                    fmt::join(d.extra, ", ")),
+        run);
   }
 
   // The test's own performance run, judged as a performance run of the scenario.
@@ -149,7 +151,7 @@ class TestJudge {
     try {
       std::optional<LoadgenLog> log = read_detail_log_if_present(log_file, *ctx.keys);
       if (!log) {
-        add("performance_run", false, nullptr, "a valid run", 0, fmt::format("{} is missing", log_file.string()));
+        add("performance_run", false, nullptr, "a valid run", 0, fmt::format("{} is missing", log_file.string()), log_file);
         return;
       }
       InferenceResult r = score_loadgen_run(*log, *ctx.rules, ctx.round, ctx.model_folder, ctx.scenario, ctx.division);
@@ -169,7 +171,8 @@ class TestJudge {
       const bool ok = r.valid && log->parse_errors.empty();
       add("performance_run", ok, failed.empty() ? nlohmann::json("valid") : nlohmann::json(failed), "a valid run", line,
           fmt::format("{}{}: the test's performance run is invalid: {}", log_file.string(),
-                      line ? fmt::format(":{}", line) : std::string(), fmt::join(messages, "; ")));
+                      line ? fmt::format(":{}", line) : std::string(), fmt::join(messages, "; ")),
+          log_file);
     } catch (const std::exception& e) {
       add("performance_run", false, nullptr, "a valid run", 0, e.what());
     }
@@ -182,7 +185,7 @@ class TestJudge {
     const fs::path file = fs::path(out_.dir) / "verify_accuracy.txt";
     auto lines = read_text_lines(file);
     if (!lines) {
-      add("verify_accuracy", false, nullptr, "exists", 0, fmt::format("{} is missing", file.string()));
+      add("verify_accuracy", false, nullptr, "exists", 0, fmt::format("{} is missing", file.string()), file);
       return;
     }
     const std::uint64_t pass = exact_line ? line_equal(*lines, "TEST PASS") : line_containing(*lines, "TEST PASS");
@@ -200,7 +203,8 @@ class TestJudge {
     FilesDiff d = files_diff(acc, required);
     add("accuracy_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}}, required, 0,
         fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", acc.string(), fmt::join(d.missing, ", "),
-                    fmt::join(d.extra, ", ")));
+                    fmt::join(d.extra, ", ")),
+        acc);
     if (!d.empty() || pass) return;
     delta(acc, rules, model, scenario, accuracy);
   }
@@ -265,7 +269,7 @@ class TestJudge {
     const fs::path file = fs::path(out_.dir) / "verify_accuracy.txt";
     auto lines = read_text_lines(file);
     if (!lines) {
-      add("verify_accuracy", false, nullptr, "exists", 0, fmt::format("{} is missing", file.string()));
+      add("verify_accuracy", false, nullptr, "exists", 0, fmt::format("{} is missing", file.string()), file);
       return;
     }
     auto expect = [&](const std::string& name, std::vector<std::string> accepted, const std::string& label) {
@@ -277,7 +281,8 @@ class TestJudge {
       add(name, at != 0, seen ? nlohmann::json(strip_whitespace((*lines)[seen - 1])) : nlohmann::json(), accepted.front(), at ? at : seen,
           seen ? fmt::format("{}:{}: \"{}\"; TEST06 needs \"{}\"", file.string(), seen, strip_whitespace((*lines)[seen - 1]),
                              accepted.front())
-               : fmt::format("{}: no \"{}\" line; TEST06 needs \"{}\"", file.string(), label, accepted.front()));
+               : fmt::format("{}: no \"{}\" line; TEST06 needs \"{}\"", file.string(), label, accepted.front()),
+          file);
     };
     expect("first_token", {"First token check pass: True", "First token check pass: Skipped"}, "First token check pass:");
     expect("eos", {"EOS check pass: True"}, "EOS check pass:");
@@ -289,14 +294,15 @@ class TestJudge {
     const fs::path file = fs::path(out_.dir) / file_name;
     auto lines = read_text_lines(file);
     if (!lines) {
-      add(name, false, nullptr, "TEST PASS", 0, fmt::format("{} is missing", file.string()));
+      add(name, false, nullptr, "TEST PASS", 0, fmt::format("{} is missing", file.string()), file);
       return;
     }
     const std::uint64_t pass = exact_line ? line_equal(*lines, "TEST PASS") : line_containing(*lines, "TEST PASS");
     const std::uint64_t fail = line_containing(*lines, "TEST FAIL");
     add(name, pass != 0, pass ? "TEST PASS" : (fail ? "TEST FAIL" : ""), "TEST PASS", pass ? pass : fail,
         fail ? fmt::format("{}:{}: {} failed (TEST FAIL)", file.string(), fail, out_.test)
-             : fmt::format("{}: no \"TEST PASS\" line; {} failed", file.string(), out_.test));
+             : fmt::format("{}: no \"TEST PASS\" line; {} failed", file.string(), out_.test),
+        file);
   }
 
  private:

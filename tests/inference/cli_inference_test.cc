@@ -84,6 +84,63 @@ TEST(CliInference, AnAccuracyBelowTargetFailsCheckNamingTheFileAndLine) {
   EXPECT_EQ(result["accuracy"]["column"], "ROUGE1: 10.0  ROUGE2: 22.0638  ROUGEL: 28.625  TOKENS_PER_SAMPLE: 301.1");
 }
 
+// The cases on copies of AMD's v5.1 folders: a Llama 2 70B Offline folder whose rouge1
+// is 10.0 and whose TEST06 is gone, and an SDXL Offline folder whose FID is 40.5 and whose
+// TEST01 verify_performance.txt says TEST FAIL. `check` exits 1 with a finding per failure,
+// each naming its file (and line); the JSON gives the tests' verdicts.
+TEST(CliInference, FailedComplianceTestsAndAccuracyFailCheckNamingTheirFiles) {
+  TempDir tmp;
+  fs::path root = tmp.path() / "inference_results_v5.1";
+  fs::copy(source_dir() / "data/examples/inference_results_v5.1", root, fs::copy_options::recursive);
+  fs::path amd = root / "closed/AMD";
+  fs::path llama = amd / "results/8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline";
+  std::string text = testing::read_file(llama / "accuracy/accuracy.txt");
+  text.replace(text.find("'rouge1': 44.4465"), 17, "'rouge1': 10.0");
+  write_file(llama / "accuracy/accuracy.txt", text);
+  fs::remove_all(amd / "compliance/8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline/TEST06");
+  fs::path sdxl = amd / "results/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline";
+  text = testing::read_file(sdxl / "accuracy/accuracy.txt");
+  const std::size_t fid = text.find("'FID_SCORE': ") + 13;
+  text.replace(fid, text.find_first_of(",}", fid) - fid, "40.5");
+  write_file(sdxl / "accuracy/accuracy.txt", text);
+  fs::path verify = amd / "compliance/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline/TEST01/verify_performance.txt";
+  text = testing::read_file(verify);
+  text.replace(text.find("TEST PASS"), 9, "TEST FAIL");
+  write_file(verify, text);
+
+  auto check = run_command(binary() + " check --format json " + q(root) + " 2>&1");
+  EXPECT_EQ(check.status, 1) << check.out;
+  std::map<std::string, std::vector<std::string>> failed;  // scenario folder → failed checks
+  const nlohmann::json doc = nlohmann::json::parse(check.out);  // kept: the loop refers into it
+  for (const auto& d : doc["results"]) {
+    const std::string dir = d["directory"];
+    for (const auto& c : d["checks"]) {
+      for (const auto& f : c["findings"]) {
+        if (f["severity"] != "error") continue;
+        failed[dir.substr(dir.rfind("/results/") + 9)].push_back(c["check"].get<std::string>() + " " +
+                                                              fs::path(f["file"].get<std::string>()).filename().string());
+      }
+    }
+  }
+  using V = std::vector<std::string>;
+  EXPECT_EQ(failed["8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline"],
+            (V{"accuracy accuracy.txt", "compliance_TEST06 TEST06", "compliance_TEST06 verify_accuracy.txt"}));
+  EXPECT_EQ(failed["8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline"],
+            (V{"accuracy accuracy.txt", "compliance_TEST01 verify_performance.txt"}));
+  EXPECT_EQ(failed.size(), 2u);  // the other five folders pass
+
+  auto score = run_command(binary() + " score --format json " + q(sdxl) + " 2>&1");
+  auto result = nlohmann::json::parse(score.out)["results"][0];
+  EXPECT_EQ(result["valid"], false);
+  ASSERT_EQ(result["compliance_tests"].size(), 2u);
+  EXPECT_EQ(result["compliance_tests"][0]["test"], "TEST01");
+  EXPECT_EQ(result["compliance_tests"][0]["valid"], false);
+  EXPECT_EQ(result["compliance_tests"][1]["test"], "TEST04");
+  EXPECT_EQ(result["compliance_tests"][1]["valid"], true);
+  EXPECT_DOUBLE_EQ(result["accuracy"]["metrics"]["FID_SCORE"].get<double>(), 40.5);
+  EXPECT_EQ(result["accuracy"]["files_valid"], true);
+}
+
 fs::path v41_offline() {
   return source_dir() / "data/examples/inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9/Offline";
 }

@@ -84,6 +84,7 @@ struct ValidityCheck {
   nlohmann::json limit;  ///< what the rule asks
   std::uint64_t line = 0;  ///< line of the log the value was read from (0: not from one line)
   std::string message;   ///< why it failed ("" when passed)
+  std::string file = {};  ///< the file it was read from, where not the run's own log ("" otherwise)
 };
 
 /// The published figure of a scenario on a platform (configs/expected_results.json
