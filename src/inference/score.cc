@@ -1,6 +1,7 @@
 #include "mlperf/inference/score.h"
 
 #include "mlperf/inference/accuracy.h"
+#include "mlperf/inference/folder_files.h"
 
 #include <algorithm>
 #include <charconv>
@@ -272,6 +273,35 @@ void judge_accuracy_run(DirectoryResult& out, InferenceResult& result, const Loa
   result.accuracy = std::move(accuracy);
 }
 
+// What the checker asks of the run folder itself in the submission layout: exactly
+// mlperf_log_summary.txt and mlperf_log_detail.txt in performance/run_1
+// (mlperf_log_accuracy.json, mlperf_log_trace.json, results.json, .gitkeep allowed;
+// check_results_dir's files_diff), and a log whose MLLOG lines all parse (the checker's strict
+// parser raises on one that does not, and the run is invalid).
+void judge_run_folder(InferenceResult& result, const LoadgenRun& run, const LoadgenLog& log) {
+  auto add = [&](ValidityCheck c) {
+    result.valid = result.valid && c.passed;
+    result.checks.push_back(std::move(c));
+  };
+  if (!run.bare) {
+    FilesDiff d = files_diff(run.run_dir, {std::string(kSummaryLogName), std::string(kDetailLogName)},
+                             {"mlperf_log_accuracy.json"});
+    add({"performance_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}},
+         nlohmann::json::array({kSummaryLogName, kDetailLogName}), 0,
+         d.empty() ? std::string()
+                   : fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", run.run_dir.string(),
+                                 fmt::join(d.missing, ", "), fmt::join(d.extra, ", ")),
+         run.run_dir.string()});
+  }
+  if (!log.parse_errors.empty()) {
+    const auto& e = log.parse_errors.front();
+    add({"mllog_lines", false, log.parse_errors.size(), 0, e.line,
+         fmt::format("{} MLLOG line{} do not parse (the checker's parser stops on them); the first: {}",
+                     log.parse_errors.size(), log.parse_errors.size() == 1 ? "" : "s", e.message),
+         log.file.string()});
+  }
+}
+
 // The compliance tests the round's checker asks of the folder's model (closed and network
 // divisions). Outside the submission layout they are judged only where the run folder holds
 // TEST0x folders; otherwise a warning names the tests not judged.
@@ -335,6 +365,8 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     // Summaries and comparisons group by this: one column per model and scenario.
     out.benchmark = result->model + "/" + result->scenario;
 
+    for (const auto& w : result->warnings) out.warnings.push_back(w);
+    judge_run_folder(*result, run, log);
     tag_system(out, *result, dir, inf, data, log);
     compare_with_published(out, *result, dir, inf, options);
     judge_accuracy_run(out, *result, run, inf);

@@ -36,6 +36,9 @@ struct RoundRules {
   std::map<std::string, std::string> units;  ///< scenario → Performance_Units
   std::map<std::string, std::map<std::string, std::string>> model_units;  ///< model → scenario → units
   std::set<std::string> early_stopping_scenarios;
+  /// Whether an early-stopping condition not met fails the run (v6.0's PerformanceCheck) or
+  /// is only logged (check_performance_dir up to v5.1.1: a warning here).
+  bool early_stopping_fails = true;
   double min_duration_ms = 0;                               ///< TEST_DURATION_MS
   std::map<std::string, double> min_query_count;            ///< scenario → minimum (non-early-stopping)
   std::map<std::string, double> offline_min_samples_per_query;  ///< model → minimum (closed)
@@ -114,6 +117,8 @@ struct InferenceResult {
   bool lower_is_better = false;  ///< latency figures
   bool valid = false;        ///< every check passed and a figure exists
   std::vector<ValidityCheck> checks;
+  /// What the round's checker logs without failing the run (e.g. early stopping not met up to v5.1).
+  std::vector<std::string> warnings;
   std::string log_file;      ///< the log read
   bool from_summary = false; ///< no detail log: read from the summary
   std::string loadgen_version;
