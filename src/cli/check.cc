@@ -118,7 +118,9 @@ Command add_check_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "check", "Check result logs against the official compliance rules, and benchmark directories and "
                "submission packages as the official package checker does (quality target, consistency, run count, "
-               "result files, seeds, system description, power, olympic score, RCP)");
+               "result files, seeds, system description, power, olympic score, RCP), and inference scenario "
+               "folders as the submission checker does (performance run, accuracy run and its files, "
+               "compliance tests); exit 1 on an error, each finding naming its file and line");
   add_scoring_options(cmd, *args, {"table", "json", "github", "html"},
                       "Output format: table, json, github (workflow annotations) or html (one self-contained page)");
   cmd->add_option("--junit", args->junit,

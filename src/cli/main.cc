@@ -50,8 +50,9 @@ int main(int argc, char** argv) {
     ~Restore() { std::cout.rdbuf(old); }
   } restore{std::cout.rdbuf(&standard_output)};
 
-  CLI::App app{"mlperf-score: MLPerf Training and Inference result logs → time to train, RCP check, score, inference "
-                "figures and validity, as the official MLCommons tooling"};
+  CLI::App app{"mlperf-score: MLPerf Training and Inference result logs → time to train, RCP check, score; "
+                "inference figures, accuracy, compliance tests (TEST01/04/06…) and validity, as the official "
+                "MLCommons tooling (compliance checker, package checker, submission checker) judges them"};
   app.set_version_flag("--version", "mlperf-score 0.1.0");
   app.require_subcommand(1);
 

@@ -57,8 +57,9 @@ int run_score(const ScoreArgs& args) {
 
 Command add_score_command(CLI::App& app) {
   auto args = std::make_shared<ScoreArgs>();
-  CLI::App* cmd = app.add_subcommand("score", "Score training benchmark directories (result logs) and inference scenario folders (loadgen logs), "
-                                 "or any folder above them");
+  CLI::App* cmd = app.add_subcommand("score", "Score training benchmark directories (result logs) and inference scenario folders "
+                                 "(loadgen logs: the table's figure, accuracy.txt against its targets, the compliance "
+                                 "tests), or any folder above them");
   add_scoring_options(cmd, *args, {"table", "json", "csv", "markdown", "html"});
   cmd->add_option("--tolerance", args->tolerance, "Tolerance for the expected-result comparison, percent")
       ->check(CLI::NonNegativeNumber)

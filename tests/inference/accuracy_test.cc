@@ -144,8 +144,9 @@ TEST(Accuracy, AScenarioFolderWithoutItsAccuracyRunIsInvalid) {
   TempDir tmp;
   fs::path scenario = tmp.path() / "inference_v5.1/closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline";
   fs::create_directories(scenario / "performance/run_1");
-  fs::copy_file(source_dir() / kLlama / "Offline/performance/run_1/mlperf_log_detail.txt",
-                scenario / "performance/run_1/mlperf_log_detail.txt");
+  for (const char* log : {"mlperf_log_detail.txt", "mlperf_log_summary.txt"}) {
+    fs::copy_file(source_dir() / kLlama / "Offline/performance/run_1" / log, scenario / "performance/run_1" / log);
+  }
   DataContext data(source_dir());
   std::vector<DiscoveryError> errors;
   auto dirs = find_benchmark_dirs(tmp.path(), errors);

@@ -230,8 +230,11 @@ TEST(InferenceValidity, EachFailedConditionCarriesValueLimitAndLine) {
   EXPECT_EQ(duration->value, 60000);
   EXPECT_EQ(duration->limit, 600000);
   EXPECT_EQ(duration->line, 3u);
-  EXPECT_FALSE(check(r, "early_stopping")->passed);
-  EXPECT_NE(check(r, "early_stopping")->message.find("Processed too few queries"), std::string::npos);
+  // v5.1's checker logs an early-stopping condition not met without failing the run: a warning.
+  EXPECT_EQ(check(r, "early_stopping"), nullptr);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("Processed too few queries"), std::string::npos) << r.warnings[0];
+  EXPECT_NE(r.warnings[0].find("mlperf_log_detail.txt:4:"), std::string::npos) << r.warnings[0];
   EXPECT_FALSE(check(r, "server_target_latency_ns")->passed);
   EXPECT_EQ(check(r, "server_target_latency_ns")->limit, 20000000000LL);
   EXPECT_FALSE(check(r, "ttft_99_percentile_ns")->passed);
@@ -260,6 +263,7 @@ TEST(InferenceValidity, SeedsSampleCountEqualIssueAndTokenLatenciesAreTheRoundsO
   fs::path base = tmp.path() / "inference_results_v5.1/closed/Org/results/sys/llama2-70b-99";
   write_file(base / "Offline/performance/run_1/mlperf_log_detail.txt",
              run_log("Offline", settings("18209322760996052031", "24576", "true", "true")));
+  write_file(base / "Offline/performance/run_1/mlperf_log_summary.txt", "Result is : VALID\n");
   // The accuracy run and the TEST06 the checker requires beside it: AMD's real ones of this model.
   fs::copy(v51("8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline") / "accuracy", base / "Offline/accuracy",
            fs::copy_options::recursive);
@@ -454,7 +458,11 @@ TEST(InferenceSummaryLog, WithoutADetailLogTheSummaryIsRead) {
   EXPECT_EQ(check(r, "performance_sample_count")->value, 24576);
   EXPECT_EQ(check(r, "equal_issue_mode"), nullptr);
   EXPECT_EQ(check(r, "token_latencies"), nullptr);
-  EXPECT_TRUE(r.valid);
+  // Every condition read from the summary holds; the folder still lacks the detail log the
+  // checker requires (REQUIRED_PERF_FILES).
+  for (const auto& c : r.checks) EXPECT_TRUE(c.passed || c.name == "performance_files") << c.name;
+  EXPECT_EQ(check(r, "performance_files")->value["missing"], nlohmann::json({"mlperf_log_detail.txt"}));
+  EXPECT_FALSE(r.valid);
 }
 
 TEST(InferenceDiscovery, ATreeMayHoldTrainingAndInferenceAndBareLoadgenFolders) {
