@@ -1,0 +1,798 @@
+// The submission-level rules of the official inference submission checker: the system
+// description, the measurements of a scenario and the required scenarios of a model.
+
+#include "mlperf/inference/submission.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+namespace mlperf::inference {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
+  std::string out;
+  for (const auto& s : items) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Python's truth value of a JSON value: null, false, 0, "", [] and {} are false.
+bool truthy(const json& v) {
+  if (v.is_null()) return false;
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number_integer()) return v.get<long long>() != 0;
+  if (v.is_number_unsigned()) return v.get<unsigned long long>() != 0;
+  if (v.is_number_float()) return v.get<double>() != 0.0;
+  if (v.is_string()) return !v.get_ref<const std::string&>().empty();
+  return !v.empty();  // arrays and objects
+}
+
+// Python's float(str(v)) succeeds (SystemCheck.required_fields_check's is_number).
+bool python_number(const json& v) {
+  if (v.is_number()) return true;
+  if (!v.is_string()) return false;
+  std::string s = v.get<std::string>();
+  auto b = s.find_first_not_of(" \t\n\r\f\v"), e = s.find_last_not_of(" \t\n\r\f\v");
+  if (b == std::string::npos) return false;
+  s = s.substr(b, e - b + 1);
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size();
+}
+
+std::vector<std::string> strings(const json& array) {
+  std::vector<std::string> out;
+  for (const auto& s : array) out.push_back(s.get<std::string>());
+  return out;
+}
+
+std::string read_text(const fs::path& file, bool& ok) {
+  std::ifstream in(file, std::ios::binary);
+  ok = static_cast<bool>(in);
+  std::stringstream s;
+  if (ok) s << in.rdbuf();
+  return s.str();
+}
+
+// The 1-based line of `text` where key `"key":` first appears; 0 when it does not.
+std::uint64_t line_of_key(const std::string& text, const std::string& key) {
+  const std::string quoted = "\"" + key + "\"";
+  for (std::size_t at = text.find(quoted); at != std::string::npos; at = text.find(quoted, at + 1)) {
+    std::size_t after = text.find_first_not_of(" \t\r\n", at + quoted.size());
+    if (after != std::string::npos && text[after] == ':') {
+      return 1 + static_cast<std::uint64_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    }
+  }
+  return 0;
+}
+
+// A JSON file read as Python's json.load reads it. `error` is set (and the result null) when
+// Python would raise.
+json parse_like_python(const std::string& text, std::string& error) {
+  if (starts_with(text, "\xEF\xBB\xBF")) {
+    error = "json.load rejects the UTF-8 byte order mark";
+    return nullptr;
+  }
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    error = e.what();
+    return nullptr;
+  }
+}
+
+// os.path.join of two parts: an absolute second part replaces the first.
+std::string py_join(const std::string& a, const std::string& b) {
+  if (starts_with(b, "/")) return b;
+  if (a.empty() || ends_with(a, "/")) return a + b;
+  return a + "/" + b;
+}
+
+// os.path.dirname.
+std::string py_dirname(const std::string& p) {
+  std::size_t i = p.rfind('/');
+  std::string head = i == std::string::npos ? std::string() : p.substr(0, i + 1);
+  if (!head.empty() && head.find_first_not_of('/') != std::string::npos) {
+    while (!head.empty() && head.back() == '/') head.pop_back();
+  }
+  return head;
+}
+
+// Python's str.strip() on ASCII whitespace.
+std::string strip(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\n\r\f\v"), e = s.find_last_not_of(" \t\n\r\f\v");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t at = s.find(sep); at != std::string::npos; at = s.find(sep, start)) {
+    out.push_back(s.substr(start, at - start));
+    start = at + 1;
+  }
+  out.push_back(s.substr(start));
+  return out;
+}
+
+// The name of the folder holding `path` ("closed" for closed/AMD and closed/AMD/).
+std::string folder_above(const fs::path& path) {
+  fs::path p = path.lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  return p.parent_path().filename().string();
+}
+
+// What the checker does with an exception a rule raises, said at the end of a message.
+std::string stops(const RoundSubmissionRules& r, const std::string& exception) {
+  return r.exceptions_stop_checker ? fmt::format("the checker stops ({})", exception)
+                                   : fmt::format("the check raises {} and fails", exception);
+}
+
+// ValidityCheck::file: the file the check read.
+void set_file(ValidityCheck& c, const std::string& file) { c.file = file; }
+
+ValidityCheck make(std::string name, bool ok, json value, json limit, std::uint64_t line, std::string message) {
+  ValidityCheck c;
+  c.name = std::move(name);
+  c.passed = ok;
+  c.value = std::move(value);
+  c.limit = std::move(limit);
+  c.line = line;
+  c.message = std::move(message);
+  return c;
+}
+
+// A passing check; `message` only for what the checker logs without failing.
+ValidityCheck pass(std::string name, json value, json limit, std::uint64_t line = 0, std::string message = "") {
+  return make(std::move(name), true, std::move(value), std::move(limit), line, std::move(message));
+}
+
+ValidityCheck fail(std::string name, json value, json limit, std::uint64_t line, std::string message) {
+  return make(std::move(name), false, std::move(value), std::move(limit), line, std::move(message));
+}
+
+// Passed (message dropped) or failed as `ok` says.
+ValidityCheck verdict(bool ok, std::string name, json value, json limit, std::uint64_t line, std::string message) {
+  return make(std::move(name), ok, std::move(value), std::move(limit), line, ok ? std::string() : std::move(message));
+}
+
+}  // namespace
+
+std::string RoundSubmissionRules::mlperf_model(const std::string& folder,
+                                               const std::map<std::string, std::string>* extra_mapping) const {
+  if (models.count(folder)) return folder;
+  if (auto m = model_mapping.find(folder); m != model_mapping.end() && !m->second.empty()) return m->second;
+  if (extra_mapping) {
+    if (auto m = extra_mapping->find(folder); m != extra_mapping->end() && !m->second.empty()) return m->second;
+  }
+  for (const auto& [text, model] : model_guesses) {
+    if (folder.find(text) != std::string::npos) return model;
+  }
+  return folder;
+}
+
+const ScenarioRequirements* RoundSubmissionRules::scenarios_of(const std::string& system_type) const {
+  auto t = system_types.find(system_type);
+  if (t == system_types.end()) return nullptr;
+  auto s = scenarios.find(t->second);
+  return s == scenarios.end() ? nullptr : &s->second;
+}
+
+const RoundSubmissionRules& SubmissionRules::at(const std::string& round) const {
+  auto r = rounds.find(round);
+  if (r == rounds.end()) throw std::invalid_argument(fmt::format("no submission rules for round {}", round));
+  return r->second;
+}
+
+SubmissionRules SubmissionRules::load(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot open the submission rules", file.string()));
+  SubmissionRules rules;
+  try {
+    const json doc = json::parse(in);
+    for (const auto& [round, j] : doc.at("rounds").items()) {
+      RoundSubmissionRules r;
+      r.source = j.value("_source", "");
+      for (const auto& m : j.at("models")) r.models.insert(m.get<std::string>());
+      r.model_mapping = j.value("model_mapping", std::map<std::string, std::string>{});
+      for (const auto& g : j.value("model_guesses", json::array())) {
+        r.model_guesses.emplace_back(g.at(0).get<std::string>(), g.at(1).get<std::string>());
+      }
+      r.system_types = j.at("system_types").get<std::map<std::string, std::string>>();
+      for (const auto& [type, s] : j.at("scenarios").items()) {
+        ScenarioRequirements req;
+        req.required = s.at("required").get<std::map<std::string, std::vector<std::string>>>();
+        req.optional = s.at("optional").get<std::map<std::string, std::vector<std::string>>>();
+        r.scenarios.emplace(type, std::move(req));
+      }
+      for (const auto& [type, key] : r.system_types) {
+        if (!r.scenarios.count(key))
+          throw std::runtime_error(fmt::format("round {}: system type {} has no scenarios {}", round, type, key));
+      }
+      r.scenario_mapping = j.value("scenario_mapping", std::map<std::string, std::string>{});
+      r.valid_divisions = strings(j.at("valid_divisions"));
+      r.valid_availabilities = strings(j.at("valid_availabilities"));
+      r.system_desc_required_fields = strings(j.at("system_desc_required_fields"));
+      r.system_desc_meaningful_fields = strings(j.at("system_desc_meaningful_fields"));
+      r.system_desc_numeric_fields = strings(j.value("system_desc_numeric_fields", json::array()));
+      r.system_desc_power_fields = strings(j.value("system_desc_power_fields", json::array()));
+      r.network_mode_field = j.at("network_mode_field").get<std::string>();
+      r.network_mode_required_fields = strings(j.at("network_mode_required_fields"));
+
+      const json& b = j.at("behaviour");
+      r.checker = b.at("checker").get<std::string>();
+      const std::string counted = b.at("required_scenarios_count").get<std::string>();
+      if (counted != "folders" && counted != "valid_performance") {
+        throw std::runtime_error(fmt::format("round {}: unknown required_scenarios_count {}", round, counted));
+      }
+      r.scenarios_counted_by_folder = counted == "folders";
+      r.one_of_server_interactive = b.at("one_of_server_interactive").get<bool>();
+      r.invalid_model_stops_checker = b.at("invalid_model_for_system_type").get<std::string>() == "crash";
+      for (const auto& d : b.at("required_scenarios_divisions")) r.required_scenarios_divisions.insert(d.get<std::string>());
+      r.division_case_insensitive = b.at("division_match").get<std::string>() == "case_insensitive";
+      r.network_fields_when_truthy = b.at("network_fields_when").get<std::string>() == "is_network_truthy";
+      r.unknown_fields_warning = b.at("unknown_fields_warning").get<bool>();
+      r.exceptions_stop_checker = b.at("crash_stops_checker").get<bool>();
+
+      const json& m = j.at("measurements");
+      r.measurements.dir = m.at("dir").get<std::string>();
+      r.measurements.json = m.at("json").get<std::string>();
+      r.measurements.code = m.at("code").get<std::string>();
+      r.measurements.required_files = strings(j.at("required_measure_files"));
+      r.measurements.required_fields = strings(j.at("system_imp_required_fields"));
+      r.measurements.weight_data_types_read = m.at("weight_data_types_read").get<bool>();
+      r.measurements.missing_json_stops_checker = m.value("missing_json_stops_checker", false);
+      for (const auto& e : m.at("equal_issue_conf_models")) r.measurements.equal_issue_conf_models.insert(e.get<std::string>());
+      r.measurements.equal_issue_conf_files = strings(m.at("equal_issue_conf_files"));
+      r.measurements.user_conf_optional_for_endpoints = m.at("user_conf_optional_for_endpoints").get<bool>();
+      rules.rounds.emplace(round, std::move(r));
+    }
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(fmt::format("{}: {}", file.string(), e.what()));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{}: malformed submission rules: {}", file.string(), e.what()));
+  }
+  return rules;
+}
+
+// ---------------------------------------------------------------------------------------------
+// System description: check_results_dir (status, system_type), check_system_desc_id and
+// is_system_over_network (script); SystemCheck (package).
+
+namespace {
+
+std::vector<ValidityCheck> system_description_checks(const fs::path& system_json, const RoundSubmissionRules& r,
+                                                     const std::string& division) {
+  std::vector<ValidityCheck> out;
+  const std::string file = system_json.string();
+  const std::string submitter = folder_above(system_json.lexically_normal().parent_path());
+
+  std::error_code ec;
+  bool readable = false;
+  const std::string text = fs::is_regular_file(system_json, ec) ? read_text(system_json, readable) : std::string();
+  if (!readable) {
+    out.push_back(
+        fail("system_description", nullptr, system_json.filename().string(), 0,
+             r.exceptions_stop_checker
+                 ? fmt::format("{}: no system description (check_results_dir: \"no system_desc\"; the system is skipped)", file)
+                 : fmt::format("{}: no system description; the checker stops (the loader reads system_type from it)", file)));
+    return out;
+  }
+  std::string error;
+  const json j = parse_like_python(text, error);
+  if (!error.empty() || !j.is_object()) {
+    out.push_back(
+        fail("system_description", nullptr, "a JSON object", 0,
+             fmt::format("{}: {}; the checker stops", file, error.empty() ? "not a JSON object" : "not JSON: " + error)));
+    return out;
+  }
+  out.push_back(pass("system_description", system_json.filename().string(), "a JSON object"));
+
+  out.push_back(verdict(contains(r.valid_divisions, division), "division_folder", division, r.valid_divisions, 0,
+                        fmt::format("{}: the division folder \"{}\" is not one of {}; the checker skips it", file, division,
+                                    join(r.valid_divisions))));
+
+  // availability: system_json.get("status").lower() in VALID_AVAILABILITIES.
+  {
+    auto it = j.find("status");
+    const json value = it == j.end() ? json(nullptr) : *it;
+    const std::uint64_t line = line_of_key(text, "status");
+    if (!value.is_string()) {
+      out.push_back(fail("availability", value, r.valid_availabilities, line,
+                         fmt::format("{}: field \"status\" is {}; {}", file,
+                                     it == j.end() ? "missing" : "not a string " + value.dump(), stops(r, "AttributeError"))));
+    } else {
+      out.push_back(verdict(
+          contains(r.valid_availabilities, lower(value.get<std::string>())), "availability", value, r.valid_availabilities, line,
+          fmt::format("{}: field \"status\" {} is not one of {}", file, value.dump(), join(r.valid_availabilities))));
+    }
+  }
+
+  // system_type: one of the values Config.set_type accepts.
+  {
+    auto it = j.find("system_type");
+    const json value = it == j.end() ? json(nullptr) : *it;
+    std::vector<std::string> valid;
+    for (const auto& [type, key] : r.system_types) valid.push_back(type);
+    out.push_back(verdict(value.is_string() && r.system_types.count(value.get<std::string>()), "system_type", value, valid,
+                          line_of_key(text, "system_type"),
+                          fmt::format("{}: field \"system_type\" {} is not one of {}", file,
+                                      it == j.end() ? std::string("is missing and") : value.dump(), join(valid))));
+  }
+
+  // network_mode: is_system_over_network / SystemCheck.network_check.
+  bool network = false;
+  {
+    auto it = j.find(r.network_mode_field);
+    const json value = it == j.end() ? json(nullptr) : *it;
+    const std::uint64_t line = line_of_key(text, r.network_mode_field);
+    const json limit = division == "network" ? json("\"true\"") : division == "closed" ? json("not \"true\"") : json("any");
+    if (!value.is_null() && !value.is_string()) {
+      out.push_back(fail("network_mode", value, limit, line,
+                         fmt::format("{}: field \"{}\" is {}, not a string; {}", file, r.network_mode_field, value.dump(),
+                                     stops(r, "AttributeError"))));
+    } else {
+      network = value.is_string() && lower(value.get<std::string>()) == "true";
+      bool ok = division == "network" ? network : division == "closed" ? !network : true;
+      out.push_back(verdict(
+          ok, "network_mode", value, limit, line,
+          fmt::format("{}: field \"{}\" {} makes it {} system, which the {} division does not take", file, r.network_mode_field,
+                      value.is_null() ? std::string("(absent)") : value.dump(), network ? "a network" : "a local", division)));
+    }
+  }
+
+  // system_description_fields and _meaningful_fields: the required-field loop.
+  std::vector<std::string> required = r.system_desc_required_fields;
+  const bool network_fields =
+      r.network_fields_when_truthy ? (j.contains(r.network_mode_field) && truthy(j.at(r.network_mode_field))) : network;
+  if (network_fields)
+    required.insert(required.end(), r.network_mode_required_fields.begin(), r.network_mode_required_fields.end());
+  std::vector<std::string> missing, empty, not_numeric;
+  for (const auto& k : required) {
+    if (!j.contains(k)) {
+      if (!contains(missing, k)) missing.push_back(k);
+    } else if (contains(r.system_desc_meaningful_fields, k) && !truthy(j.at(k))) {
+      if (!contains(empty, k)) empty.push_back(k);
+    } else if (contains(r.system_desc_numeric_fields, k) && !python_number(j.at(k))) {
+      if (!contains(not_numeric, k)) not_numeric.push_back(k);
+    }
+  }
+  out.push_back(verdict(missing.empty(), "system_description_fields", missing, required, 0,
+                        fmt::format("{}: field(s) {} missing{}", file, join(missing),
+                                    network_fields ? " (a network system also needs the network-mode fields)" : "")));
+  out.push_back(verdict(empty.empty(), "system_description_meaningful_fields", empty, "not empty",
+                        empty.empty() ? 0 : line_of_key(text, empty.front()),
+                        fmt::format("{}: field(s) {} require a meaningful response but are empty", file, join(empty))));
+  if (!r.system_desc_numeric_fields.empty()) {
+    out.push_back(pass("system_description_numeric_fields", not_numeric, r.system_desc_numeric_fields,
+                       not_numeric.empty() ? 0 : line_of_key(text, not_numeric.front()),
+                       not_numeric.empty() ? std::string()
+                                           : fmt::format("{}: field(s) {} are not numbers (logged as an error, not failed)", file,
+                                                         join(not_numeric))));
+  }
+  if (r.unknown_fields_warning) {
+    std::vector<std::string> unknown;
+    for (const auto& [k, v] : j.items()) {
+      if (!contains(required, k) && !contains(r.system_desc_power_fields, k)) unknown.push_back(k);
+    }
+    out.push_back(pass("system_description_unknown_fields", unknown, "the checker's field lists",
+                       unknown.empty() ? 0 : line_of_key(text, unknown.front()),
+                       unknown.empty()
+                           ? std::string()
+                           : fmt::format("{}: field(s) {} unknown to the checker (logged as warnings)", file, join(unknown))));
+  }
+
+  // submitter: system_json.get("submitter").lower() == the folder's, lower-cased.
+  {
+    auto it = j.find("submitter");
+    const json value = it == j.end() ? json(nullptr) : *it;
+    const std::uint64_t line = line_of_key(text, "submitter");
+    if (!value.is_string()) {
+      out.push_back(fail("submitter", value, submitter, line,
+                         fmt::format("{}: field \"submitter\" is {}; {}", file,
+                                     it == j.end() ? "missing" : "not a string " + value.dump(), stops(r, "AttributeError"))));
+    } else {
+      out.push_back(
+          verdict(lower(value.get<std::string>()) == lower(submitter), "submitter", value, submitter, line,
+                  fmt::format("{}: field \"submitter\" {} is not the submitter folder {}", file, value.dump(), submitter)));
+    }
+  }
+
+  // division: exact (script) or case-insensitive (package).
+  {
+    auto it = j.find("division");
+    const json value = it == j.end() ? json(nullptr) : *it;
+    const std::uint64_t line = line_of_key(text, "division");
+    if (r.division_case_insensitive && !value.is_string()) {
+      out.push_back(fail("division", value, division, line,
+                         fmt::format("{}: field \"division\" is {}; {}", file,
+                                     it == j.end() ? "missing" : "not a string " + value.dump(), stops(r, "AttributeError"))));
+    } else {
+      bool ok = value.is_string() && (r.division_case_insensitive ? lower(value.get<std::string>()) == lower(division)
+                                                                  : value.get<std::string>() == division);
+      out.push_back(verdict(ok, "division", value, division, line,
+                            fmt::format("{}: field \"division\" {} is not the division folder {}{}", file,
+                                        it == j.end() ? std::string("(missing)") : value.dump(), division,
+                                        r.division_case_insensitive ? "" : " (compared exactly)")));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ValidityCheck> judge_system_description(const fs::path& system_json, const SubmissionRules& rules,
+                                                    const std::string& round, const std::string& division) {
+  std::vector<ValidityCheck> out = system_description_checks(system_json, rules.at(round), division);
+  for (auto& c : out) set_file(c, system_json.string());
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurements: check_measurement_dir (script); MeasurementsCheck (package).
+
+std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, const std::string& system,
+                                              const std::string& model_folder, const std::string& scenario,
+                                              const SubmissionRules& rules, const std::string& round) {
+  const RoundSubmissionRules& r = rules.at(round);
+  const MeasurementRules& m = r.measurements;
+  std::vector<ValidityCheck> out;
+  auto fill = [&](std::string t) {
+    t = replace_all(std::move(t), "{system}", system);
+    t = replace_all(std::move(t), "{benchmark}", model_folder);
+    return replace_all(std::move(t), "{scenario}", scenario);
+  };
+  const fs::path dir = submitter_dir / fill(m.dir);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    const bool exists = fs::exists(dir, ec);
+    out.push_back(fail("measurements_dir", nullptr, fill(m.dir), 0,
+                       exists ? fmt::format("{}: not a folder; {}", dir.string(), stops(r, "NotADirectoryError"))
+                              : fmt::format("{}: no measurements folder{}", dir.string(),
+                                            r.exceptions_stop_checker ? " (check_results_dir: \"no measurement_dir\")" : "")));
+    set_file(out.back(), dir.string());
+    return out;
+  }
+  out.push_back(pass("measurements_dir", dir.string(), fill(m.dir)));
+
+  // The files directly in the folder, in name order (os.path.isfile follows links).
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::error_code fe;
+    if (fs::is_regular_file(e.path(), fe)) files.push_back(e.path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
+
+  // measurements_files.
+  {
+    bool endpoints = false;
+    if (m.user_conf_optional_for_endpoints) {
+      const fs::path results = submitter_dir / "results" / system / model_folder / scenario;
+      endpoints = !fs::exists(results / "performance/run_1/mlperf_log_detail.txt", ec) &&
+                  !fs::exists(results / "accuracy/mlperf_log_detail.txt", ec);
+    }
+    std::vector<std::string> problems, required;
+    for (const auto& f : m.required_files) {
+      if (f == "user.conf" && endpoints) continue;
+      required.push_back(f);
+      if (!contains(files, f)) {
+        problems.push_back(f + " missing");
+      } else if (fs::file_size(dir / f, ec) == 0 && !ec) {
+        problems.push_back(f + " empty");
+      }
+    }
+    out.push_back(verdict(problems.empty(), "measurements_files", problems, required, 0,
+                          fmt::format("{}: {}", dir.string(), join(problems, "; "))));
+  }
+
+  // measurements_json: the searched <system>*.json or the fixed name.
+  std::string chosen;
+  std::size_t suffix = 0;  // the length of the name's end that is not <impl>
+  std::vector<std::string> candidates;
+  const bool searched = m.json == "{system}*.json";
+  if (searched) {
+    for (const auto& f : files) {
+      if (starts_with(f, system) && ends_with(f, ".json")) candidates.push_back(f);
+    }
+    if (!candidates.empty()) {
+      chosen = candidates.front();
+      suffix = ends_with(chosen, "_" + scenario + ".json") ? scenario.size() + 6 : 5;
+    }
+  } else if (contains(files, m.json)) {
+    chosen = m.json;
+  }
+  const fs::path json_file = dir / chosen;
+  json j;
+  std::string text, parse_error;
+  if (chosen.empty()) {
+    out.push_back(
+        fail("measurements_json", nullptr, searched ? system + "*.json" : m.json, 0,
+             searched ? fmt::format("{}: no {}*.json (check_measurement_dir: \"is missing {}*.json\"){}", dir.string(), system,
+                                    system, m.missing_json_stops_checker ? "; the checker stops (UnboundLocalError)" : "")
+                      : fmt::format("{}: no {}", dir.string(), m.json)));
+  } else {
+    bool ok = false;
+    text = read_text(json_file, ok);
+    j = parse_like_python(text, parse_error);
+    if (!ok) parse_error = "cannot be read";
+    if (!parse_error.empty()) {
+      out.push_back(fail("measurements_json", chosen, searched ? system + "*.json" : m.json, 0,
+                         fmt::format("{}: not JSON: {}; the checker stops", json_file.string(), parse_error)));
+    } else {
+      out.push_back(
+          pass("measurements_json", chosen, searched ? system + "*.json" : m.json, 0,
+               candidates.size() > 1
+                   ? fmt::format("{}: {} candidates ({}); the checker takes the first os.listdir yields, judged here: {}",
+                                 dir.string(), candidates.size(), join(candidates), chosen)
+                   : std::string()));
+    }
+  }
+
+  // measurements_json_fields.
+  if (!chosen.empty() && parse_error.empty()) {
+    std::vector<std::string> missing, empty;
+    const bool object = j.is_object();
+    for (const auto& k : m.required_fields) {
+      if (!object || !j.contains(k)) {
+        missing.push_back(k);
+      } else if (!truthy(j.at(k))) {
+        empty.push_back(k);
+      }
+    }
+    std::vector<std::string> problems;
+    for (const auto& k : missing) problems.push_back(k + " missing");
+    for (const auto& k : empty) problems.push_back(k + " empty");
+    std::string why = fmt::format("{}: {}", json_file.string(), object ? join(problems, "; ") : std::string("not a JSON object"));
+    if (m.weight_data_types_read && contains(missing, "weight_data_types")) {
+      why += "; check_measurement_dir reads weight_data_types first: the checker stops (KeyError)";
+    }
+    out.push_back(verdict(problems.empty(), "measurements_json_fields", problems, m.required_fields,
+                          empty.empty() ? 0 : line_of_key(text, empty.front()), why));
+  }
+
+  // code_dir.
+  if (m.code == "code/{benchmark}/{impl}") {
+    if (!chosen.empty()) {
+      // impl = system_file[len(system_desc) + 1: -end], with Python's slice bounds.
+      const std::size_t begin = std::min(system.size() + 1, chosen.size());
+      const std::size_t stop = chosen.size() - std::min(suffix, chosen.size());
+      const std::string impl = stop > begin ? chosen.substr(begin, stop - begin) : std::string();
+      const std::string root = submitter_dir.string();
+      std::string code_dir = py_join(py_join(root, "code"), model_folder);
+      std::string redirect;
+      if (fs::is_regular_file(code_dir, ec)) {
+        bool ok = false;
+        redirect = strip(read_text(code_dir, ok));
+        code_dir = py_join(py_join(py_join(root, "code"), redirect), impl);
+      } else {
+        code_dir = py_join(code_dir, impl);
+      }
+      const std::string parent = py_dirname(code_dir);
+      const bool ok = fs::exists(code_dir, ec) || fs::exists(parent, ec);
+      out.push_back(verdict(
+          ok, "code_dir", code_dir, "the folder or its parent exists", 0,
+          fmt::format("{}: neither the code folder nor {} exists{} (check_measurement_dir: \"is missing code_dir\")", code_dir,
+                      parent,
+                      redirect.empty() ? std::string() : fmt::format(" (code/{} redirects to {})", model_folder, redirect))));
+    }
+  } else {
+    const fs::path code_dir = submitter_dir / fill(m.code);
+    out.push_back(verdict(
+        fs::exists(code_dir, ec), "code_dir", code_dir.string(), "exists", 0,
+        fmt::format("{}: the source folder does not exist (MeasurementsCheck.directory_exist_check)", code_dir.string())));
+  }
+
+  // equal_issue_conf (v4.1): the .conf files may declare equal-issue mode.
+  const std::string division = folder_above(submitter_dir);
+  std::string conf_file;
+  if (!chosen.empty() && m.equal_issue_conf_models.count(model_folder) && (division == "closed" || division == "network")) {
+    const std::string ref = replace_all(replace_all(model_folder, "-99.9", ""), "-99", "");
+    bool used = false;
+    std::string crash, set_by;
+    for (const auto& conf : m.equal_issue_conf_files) {
+      if (!contains(files, conf) || !crash.empty()) continue;
+      bool ok = false;
+      std::string content = replace_all(replace_all(read_text(dir / conf, ok), "\r\n", "\n"), "\r", "\n");
+      std::uint64_t number = 0;
+      for (const std::string& raw : split(content, '\n')) {
+        ++number;
+        const std::string line = replace_all(raw, " ", "");
+        if (line.empty() || line[0] == '#') continue;
+        const auto kv = split(line, '=');
+        if (kv.size() != 2) {
+          crash = fmt::format("{}:{}: \"{}\" does not split into key=value; the checker stops (ValueError)",
+                              (dir / conf).string(), number, raw);
+          set_by = fmt::format("{}:{}", (dir / conf).string(), number);
+          break;
+        }
+        const auto key = split(kv[0], '.');
+        if (key.size() != 3) {
+          crash = fmt::format("{}:{}: key \"{}\" is not model.scenario.key; the checker stops (ValueError)",
+                              (dir / conf).string(), number, kv[0]);
+          set_by = fmt::format("{}:{}", (dir / conf).string(), number);
+          break;
+        }
+        if (key[2] == "sample_concatenate_permutation" && (key[0] == ref || key[0] == "*") &&
+            (key[1] == scenario || key[1] == "*") && !kv[1].empty() &&
+            std::all_of(kv[1].begin(), kv[1].end(), [](unsigned char c) { return std::isdigit(c); })) {
+          used = std::strtoull(kv[1].c_str(), nullptr, 10) == 1;
+          set_by = fmt::format("{}:{}", (dir / conf).string(), number);
+          break;
+        }
+      }
+    }
+    conf_file = set_by.empty() ? dir.string() : set_by.substr(0, set_by.rfind(':'));
+    if (!crash.empty()) {
+      out.push_back(fail("equal_issue_conf", nullptr, "sample_concatenate_permutation = 1", 0, crash));
+    } else {
+      out.push_back(pass(
+          "equal_issue_conf", used, "sample_concatenate_permutation = 1", 0,
+          used ? fmt::format("{} declares equal-issue mode: check_results_dir accepts the run even if its log lacks it", set_by)
+               : fmt::format("{}: no .conf declares equal-issue mode for {} {}: the run's log must show it "
+                             "(check_performance_dir)",
+                             dir.string(), ref, scenario)));
+    }
+  }
+  for (auto& c : out) {
+    if (c.name == "measurements_json" || c.name == "measurements_json_fields") {
+      set_file(c, chosen.empty() ? dir.string() : json_file.string());
+    } else if (c.name == "code_dir") {
+      set_file(c, c.value.get<std::string>());
+    } else if (c.name == "equal_issue_conf") {
+      set_file(c, conf_file);
+    } else {
+      set_file(c, dir.string());
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Required scenarios: check_results_dir (script); loader.py check_scenarios (package).
+
+std::vector<ValidityCheck> judge_required_scenarios(const std::string& system_type, const std::string& mlperf_model,
+                                                    const std::set<std::string>& scenarios_with_valid_results,
+                                                    const SubmissionRules& rules, const std::string& round,
+                                                    const std::string& division,
+                                                    const std::optional<std::set<std::string>>& scenario_folders) {
+  const RoundSubmissionRules& r = rules.at(round);
+  std::vector<ValidityCheck> out;
+  const bool strict = r.required_scenarios_divisions.count(division) > 0;
+  const bool folders = r.scenarios_counted_by_folder;
+  if (folders && !strict) {
+    // loader.py runs check_scenarios (and Config.set_type) in closed and network only.
+    out.push_back(pass("required_scenarios", json::array(), nullptr, 0,
+                       fmt::format("the {} checker does not check the scenarios of the {} division", round, division)));
+    return out;
+  }
+  const ScenarioRequirements* req = r.scenarios_of(system_type);
+  std::vector<std::string> valid_types;
+  for (const auto& [type, key] : r.system_types) valid_types.push_back(type);
+  if (!req) {
+    out.push_back(fail("system_type", system_type, valid_types, 0,
+                       fmt::format("system_type \"{}\" is not one of {}{}", system_type, join(valid_types),
+                                   folders ? "; the checker stops (Config.set_type raises ValueError)" : "")));
+    return out;
+  }
+  out.push_back(pass("system_type", system_type, valid_types));
+
+  // The model: known to the round (closed/network) and with required scenarios on the type.
+  const std::string model = r.mlperf_model(mlperf_model);
+  auto required_it = req->required.find(model);
+  if (!folders && strict && !r.models.count(mlperf_model)) {
+    out.push_back(
+        fail("model", mlperf_model, "a model of the round", 0,
+             fmt::format("{} is not a model of round {} (check_results_dir: \"invalid model for closed/network division\")",
+                         mlperf_model, round)));
+    return out;
+  }
+  if (required_it == req->required.end()) {
+    out.push_back(fail("model", mlperf_model, fmt::format("a model of {} systems", system_type), 0,
+                       fmt::format("{} has no required scenarios on a {} system{}", mlperf_model, system_type,
+                                   folders ? "; the checker stops (get_required is None)"
+                                           : " (check_results_dir: \"invalid model\"; the model is skipped)")));
+    return out;
+  }
+  out.push_back(pass("model", mlperf_model, fmt::format("a model of {} systems", system_type)));
+
+  static const std::vector<std::string> kNone;
+  auto optional_it = req->optional.find(model);
+  const std::vector<std::string>& required = required_it->second;
+  const std::vector<std::string>& optional = optional_it == req->optional.end() ? kNone : optional_it->second;
+  // Scenario names as the checker compares them: SCENARIO_MAPPING (script), lower case (package).
+  auto key = [&](const std::string& s) {
+    if (folders) return lower(s);
+    auto it = r.scenario_mapping.find(s);
+    return it == r.scenario_mapping.end() ? s : it->second;
+  };
+  std::set<std::string> have;
+  for (const auto& s : folders&& scenario_folders ? *scenario_folders : scenarios_with_valid_results) have.insert(key(s));
+  auto has = [&](const std::string& s) { return have.count(key(s)) > 0; };
+  const std::string counted = folders ? "scenario folders" : "scenarios with a valid performance run";
+
+  if (strict) {
+    std::vector<std::string> unknown;
+    std::set<std::string> known;
+    for (const auto& s : required) known.insert(key(s));
+    for (const auto& s : optional) known.insert(key(s));
+    for (const auto& s : have) {
+      if (!known.count(s)) unknown.push_back(s);
+    }
+    std::vector<std::string> allowed = required;
+    allowed.insert(allowed.end(), optional.begin(), optional.end());
+    out.push_back(
+        verdict(unknown.empty(), "scenarios_known", unknown, allowed, 0,
+                fmt::format("{} on a {} system: scenario(s) {} are neither required nor optional{}", mlperf_model, system_type,
+                            join(unknown),
+                            folders ? "; every scenario of the model fails" : "; the checker ignores them (row dropped)")));
+  }
+
+  std::vector<std::string> missing;
+  for (const auto& s : required) {
+    if (!has(s)) missing.push_back(s);
+  }
+  const std::string missing_message = fmt::format("{} on a {} system: missing required scenario(s) {} among the {}", mlperf_model,
+                                                  system_type, join(missing), counted);
+  if (strict) {
+    out.push_back(verdict(missing.empty(), "required_scenarios", missing, required, 0, missing_message));
+  } else {
+    out.push_back(pass("required_scenarios", missing, required, 0,
+                       missing.empty()
+                           ? std::string()
+                           : missing_message + fmt::format(" (the checker ignores them in the {} division)", division)));
+  }
+
+  auto in_optional = [&](const std::string& s) {
+    return std::any_of(optional.begin(), optional.end(), [&](const std::string& o) { return key(o) == key(s); });
+  };
+  if (r.one_of_server_interactive && in_optional("Server") && in_optional("Interactive")) {
+    json present = json::array();
+    for (const char* s : {"Server", "Interactive"}) {
+      if (has(s)) present.push_back(s);
+    }
+    const std::string why = fmt::format("{} on a {} system: one of Server and Interactive is required, neither is among the {}",
+                                        mlperf_model, system_type, counted);
+    if (strict) {
+      out.push_back(verdict(!present.empty(), "server_or_interactive", present, "one of Server, Interactive", 0, why));
+    } else {
+      out.push_back(pass("server_or_interactive", present, "one of Server, Interactive", 0,
+                         present.empty() ? why + fmt::format(" (not checked in the {} division)", division) : std::string()));
+    }
+  }
+  return out;
+}
+
+}  // namespace mlperf::inference
