@@ -343,7 +343,7 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
   const fs::path detail = accuracy_dir / kDetailLogName;
   std::optional<LoadgenLog> detail_log;
   try {
-    KeySet keys{"qsl_reported_total_count", "effective_accuracy_sample_count"};
+    static const KeySet keys{"qsl_reported_total_count", "effective_accuracy_sample_count"};
     detail_log = read_detail_log_if_present(detail, keys);
   } catch (const std::exception& e) {
     add("accuracy_log_errors", false, nullptr, 0, 0, e.what(), detail);

@@ -316,7 +316,9 @@ void judge_compliance_run(DirectoryResult& out, InferenceResult& result, const L
   }
   auto tests = cr->second.tests.find(result.rules_model);
   if (tests == cr->second.tests.end() || tests->second.empty()) return;
-  RoundComplianceRules rules = cr->second;
+  // The round's rules as they are; a copy only where a bare run keeps its tests beside it.
+  const RoundComplianceRules* rules = &cr->second;
+  std::optional<RoundComplianceRules> beside_the_run;
   if (run.bare) {
     // A run of one's own: its TEST0x folders beside the logs, when there are any.
     std::error_code ec;
@@ -327,12 +329,14 @@ void judge_compliance_run(DirectoryResult& out, InferenceResult& result, const L
                                          run.scenario_dir.string(), fmt::join(tests->second, ", ")));
       return;
     }
-    rules.location = "results";
+    beside_the_run = cr->second;
+    beside_the_run->location = "results";
+    rules = &*beside_the_run;
   }
   auto ar = inf.accuracy.rounds.find(result.round);
   CompliancePerformanceContext ctx{&inf.rules, &inf.keys_read, result.round, result.model, result.scenario, division};
   auto judged = std::make_shared<std::vector<ComplianceTestResult>>(judge_compliance_tests(
-      run.scenario_dir, rules, result.rules_model, ar == inf.accuracy.rounds.end() ? nullptr : &ar->second, ctx));
+      run.scenario_dir, *rules, result.rules_model, ar == inf.accuracy.rounds.end() ? nullptr : &ar->second, ctx));
   for (const auto& t : *judged) result.valid = result.valid && t.valid;
   result.compliance_tests = std::move(judged);
 }
