@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "mlperf/mllog/ruleset.h"
 
@@ -153,6 +154,33 @@ inline std::filesystem::path placeholder_copy(const std::filesystem::path& root)
     write_file(dir / e.path().filename(), text);
   }
   return dir;
+}
+
+/// Gives the submitter folder `org` (<root>/<division>/<submitter>) of an inference submission
+/// in the script rounds' layout what the submission checker asks beside the results: AMD's
+/// real v5.1 system description as systems/<system>.json (submitter and division set to the
+/// folders'), AMD's real Llama 2 70B measurements in measurements/<system>/<model>/<scenario>
+/// for each scenario, code/<model>/README.md and calibration.md.
+inline void complete_inference_submission(const std::filesystem::path& org, const std::string& system,
+                                          const std::string& model, const std::vector<std::string>& scenarios) {
+  const std::filesystem::path amd = source_dir() / "data/examples/inference_results_v5.1/closed/AMD";
+  std::string desc = read_file(amd / "systems/8xMI300X_2xEPYC_9575F.json");
+  auto set = [&](const std::string& from, const std::string& to) {
+    const auto at = desc.find(from);
+    if (at == std::string::npos) throw std::runtime_error("the example system description lacks " + from);
+    desc.replace(at, from.size(), to);
+  };
+  set("\"submitter\": \"AMD\"", "\"submitter\": \"" + org.filename().string() + "\"");
+  set("\"division\": \"closed\"", "\"division\": \"" + org.parent_path().filename().string() + "\"");
+  write_file(org / "systems" / (system + ".json"), desc);
+  for (const auto& scenario : scenarios) {
+    const std::filesystem::path from = amd / "measurements/8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline";
+    const std::filesystem::path to = org / "measurements" / system / model / scenario;
+    write_file(to / (system + ".json"), read_file(from / "8xMI300X_2xEPYC_9575F.json"));
+    for (const char* f : {"README.md", "user.conf", "mlperf.conf"}) write_file(to / f, read_file(from / f));
+  }
+  write_file(org / "code" / model / "README.md", read_file(amd / "code/llama2-70b-99/README.md"));
+  write_file(org / "calibration.md", "");
 }
 
 }  // namespace mlperf::testing

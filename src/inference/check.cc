@@ -68,6 +68,17 @@ CheckReport check_inference_directory(const DirectoryResult& r) {
       report.checks.push_back(std::move(test));
     }
   }
+  // The submission-level rules (system description, measurements, required scenarios): a
+  // check per rule, a finding naming the file it read (and the line of a system description's
+  // field).
+  for (const auto& c : i->submission_checks) {
+    CheckResult check{"submission_" + c.name, fmt::format("{} as the submission checker judges it", c.name), {}};
+    if (!c.passed) {
+      check.findings.push_back({check.check, Finding::kError, c.file.empty() ? r.dir.path.string() : c.file, c.line,
+                                c.message});
+    }
+    report.checks.push_back(std::move(check));
+  }
   return report;
 }
 

@@ -114,6 +114,20 @@ const SystemDescription& InferenceData::system_of(const fs::path& system_descrip
   return cache_->systems.emplace(key, std::move(d)).first->second;
 }
 
+const InferenceData::SubmissionTree& InferenceData::tree_of(const fs::path& submitter_dir,
+                                                            const std::string& round) const {
+  const std::string key = round + "\n" + submitter_dir.native();
+  {
+    std::lock_guard lock(cache_->mutex);
+    if (auto it = cache_->trees.find(key); it != cache_->trees.end()) return it->second;
+  }
+  // Walked outside the lock; two folders of one submitter may walk it twice, the first kept.
+  SubmissionTree tree;
+  tree.checks = judge_submission_tree(submitter_dir, submission, round, &tree.drops_rows);
+  std::lock_guard lock(cache_->mutex);
+  return cache_->trees.emplace(key, std::move(tree)).first->second;
+}
+
 std::string InferenceData::accelerator_of(const fs::path& system_description) const {
   return system_of(system_description).accelerator_model_name;
 }
@@ -123,6 +137,7 @@ InferenceData load_inference_data(const fs::path& root) {
   data.rules = InferenceRules::load(root / "configs" / "inference_rules.json");
   data.accuracy = AccuracyRules::load(root / "configs" / "inference_accuracy.json");
   data.compliance = ComplianceRules::load(root / "configs" / "inference_compliance.json");
+  data.submission = SubmissionRules::load(root / "configs" / "inference_submission.json");
   data.keys_read = data.rules.keys_read();
   fs::path file = root / "configs" / "expected_results.json";
   std::ifstream in(file);
@@ -341,6 +356,88 @@ void judge_compliance_run(DirectoryResult& out, InferenceResult& result, const L
   result.compliance_tests = std::move(judged);
 }
 
+// The submission-level rules of the round's checker (submission.h) for a folder in the
+// submission layout: the submitter's folder tree (script rounds), the system description <division>/<org>/systems/<system>.json, the
+// scenario's measurements, and the scenarios the model must have on the system's type (counted
+// among the model folder's scenario folders: where the script counts only scenarios whose
+// performance run passed, a folder it would not count has a failing row of its own, so the
+// submission's verdict is the same). What a failure does to this folder's row follows the
+// round's checker, as submission.h states per rule.
+void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const LoadgenRun& run,
+                            const InferenceData& inf) {
+  if (run.bare || out.division.empty()) return;
+  auto rr = inf.submission.rounds.find(result.round);
+  if (rr == inf.submission.rounds.end()) {
+    out.warnings.push_back(fmt::format("no submission rules for round {}; the system description, measurements and "
+                                       "required scenarios are not judged",
+                                       result.round));
+    return;
+  }
+  const RoundSubmissionRules& rules = rr->second;
+  const bool package = !rules.exceptions_stop_checker;  // v6.x: each check's failure invalidates the rows
+  fs::path scenario_dir = fs::absolute(run.scenario_dir).lexically_normal();
+  if (scenario_dir.filename().empty()) scenario_dir = scenario_dir.parent_path();
+  const fs::path model_dir = scenario_dir.parent_path();
+  const fs::path system_dir = model_dir.parent_path();
+  const fs::path submitter_dir = system_dir.parent_path().parent_path();
+  const std::string system = system_dir.filename().string();
+  const std::string model_folder = model_dir.filename().string();
+  const std::string scenario_folder = scenario_dir.filename().string();
+
+  std::vector<ValidityCheck>& checks = result.submission_checks;
+  auto add = [&](ValidityCheck c, bool drops_row) {
+    if (!c.passed && drops_row) result.valid = false;
+    if (!c.passed) result.submission_valid = false;
+    checks.push_back(std::move(c));
+  };
+
+  // The folder tree first, as the checker walks it before any result.
+  const InferenceData::SubmissionTree& tree = inf.tree_of(submitter_dir, result.round);
+  for (std::size_t k = 0; k < tree.checks.size(); ++k) add(tree.checks[k], tree.drops_rows[k]);
+
+  std::string system_type;
+  bool system_read = false;
+  for (auto& c : judge_system_description(submitter_dir / "systems" / (system + ".json"), inf.submission, result.round,
+                                          out.division)) {
+    if (c.name == "network_mode") continue;  // judged with the run (add_network_mode_check)
+    if (c.name == "system_description") system_read = c.passed;
+    if (c.name == "system_type" && c.value.is_string()) system_type = c.value.get<std::string>();
+    add(std::move(c), true);  // script: the system is skipped; package: its rows are invalid
+  }
+  for (auto& c : judge_measurements(submitter_dir, system, model_folder, scenario_folder, inf.submission, result.round)) {
+    add(std::move(c), true);  // the scenario is skipped (script) or its row invalid (package)
+  }
+  if (!system_read) return;
+
+  std::set<std::string> folders;
+  std::error_code ec;
+  for (fs::directory_iterator it(model_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory(ec)) folders.insert(it->path().filename().string());
+  }
+  std::string folder_model = model_folder;
+  if (out.division == "open") folder_model = mapped_model(scenario_dir, model_folder);
+  const std::string mlperf_model = rules.mlperf_model(folder_model);
+  auto mapped_scenario = [&](const std::string& s) {
+    std::string lowered = s;
+    for (auto& ch : lowered) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    auto m = rules.scenario_mapping.find(lowered);
+    return m == rules.scenario_mapping.end() ? s : m->second;
+  };
+  const std::string this_scenario = mapped_scenario(scenario_folder);
+  for (auto& c : judge_required_scenarios(system_type, mlperf_model, folders, inf.submission, result.round, out.division,
+                                          package ? std::optional<std::set<std::string>>(folders) : std::nullopt)) {
+    bool drops = true;
+    if (!package && (c.name == "required_scenarios" || c.name == "server_or_interactive")) {
+      drops = false;  // the rows stay in the table; the submission fails
+    } else if (!package && c.name == "scenarios_known" && c.value.is_array()) {
+      drops = false;  // only the unknown scenario's own row is dropped
+      for (const auto& s : c.value) drops = drops || (s.is_string() && mapped_scenario(s.get<std::string>()) == this_scenario);
+    }
+    if (c.file.empty()) c.file = model_dir.string();
+    add(std::move(c), drops);
+  }
+}
+
 }  // namespace
 
 DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataContext& data,
@@ -375,6 +472,7 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     compare_with_published(out, *result, dir, inf, options);
     judge_accuracy_run(out, *result, run, inf);
     judge_compliance_run(out, *result, run, inf);
+    judge_submission_rules(out, *result, run, inf);
     out.passed = result->valid && out.errors.empty();
     out.inference = std::move(result);
   } catch (const std::exception& e) {

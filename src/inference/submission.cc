@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -278,6 +279,17 @@ SubmissionRules SubmissionRules::load(const fs::path& file) {
       for (const auto& e : m.at("equal_issue_conf_models")) r.measurements.equal_issue_conf_models.insert(e.get<std::string>());
       r.measurements.equal_issue_conf_files = strings(m.at("equal_issue_conf_files"));
       r.measurements.user_conf_optional_for_endpoints = m.at("user_conf_optional_for_endpoints").get<bool>();
+      if (j.contains("tree") && !j.at("tree").is_null()) {
+        const json& t = j.at("tree");
+        TreeRules tree;
+        tree.root_file_suffixes_allowed = strings(t.at("root_file_suffixes_allowed"));
+        tree.root_folders_ignored = strings(t.at("root_folders_ignored"));
+        tree.submitter_checks = strings(t.at("submitter_checks"));
+        tree.file_size_limit_bytes = t.at("file_size_limit_bytes").get<std::uintmax_t>();
+        tree.results_coverage = t.at("results_coverage").get<bool>();
+        tree.calibration = t.at("calibration").get<bool>();
+        r.tree = std::move(tree);
+      }
       rules.rounds.emplace(round, std::move(r));
     }
   } catch (const std::runtime_error& e) {
@@ -791,6 +803,204 @@ std::vector<ValidityCheck> judge_required_scenarios(const std::string& system_ty
       out.push_back(pass("server_or_interactive", present, "one of Server, Interactive", 0,
                          present.empty() ? why + fmt::format(" (not checked in the {} division)", division) : std::string()));
     }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The folder tree: check_results_dir's checks before any result (script rounds).
+
+namespace {
+
+struct TreeEntry {
+  fs::path path;      // absolute
+  std::string shown;  // relative to the submission root, as the checker lists it
+  bool directory = false;
+  bool symlink = false;
+  bool empty = false;  // a folder without entries
+};
+
+// os.walk of `top` (symlinks to folders listed, not followed): every folder (itself included)
+// and every other entry.
+std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root) {
+  std::vector<TreeEntry> out;
+  std::error_code ec;
+  std::vector<fs::path> stack{top};
+  while (!stack.empty()) {
+    fs::path dir = std::move(stack.back());
+    stack.pop_back();
+    TreeEntry d{dir, dir.lexically_relative(root).generic_string(), true, false, true};
+    std::vector<fs::path> children;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      d.empty = false;
+      const fs::path p = it->path();
+      std::error_code e2;
+      const bool link = it->is_symlink(e2);
+      const bool is_dir = fs::is_directory(p, e2);  // os.walk lists a link to a folder among the folders
+      if (is_dir && !link) {
+        children.push_back(p);
+      } else {
+        out.push_back({p, p.lexically_relative(root).generic_string(), is_dir, link, false});
+      }
+    }
+    out.push_back(std::move(d));
+    std::sort(children.begin(), children.end());
+    for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(*it);
+  }
+  return out;
+}
+
+std::vector<std::string> regular_files_in(const fs::path& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code e2;
+    if (fs::is_regular_file(it->path(), e2)) out.push_back(it->path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::set<std::string> folders_in(const fs::path& dir) {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code e2;
+    if (fs::is_directory(it->path(), e2)) out.insert(it->path().filename().string());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ValidityCheck> judge_submission_tree(const fs::path& submitter_dir, const SubmissionRules& rules,
+                                                 const std::string& round, std::vector<bool>* drops_rows) {
+  const RoundSubmissionRules& r = rules.at(round);
+  std::vector<ValidityCheck> out;
+  if (!r.tree) return out;
+  const TreeRules& t = *r.tree;
+  fs::path submitter = submitter_dir.lexically_normal();
+  if (submitter.filename().empty()) submitter = submitter.parent_path();
+  const fs::path division_dir = submitter.parent_path();
+  const fs::path root = division_dir.parent_path();
+  const std::string division = division_dir.filename().string();
+  auto add = [&](std::string name, const std::vector<std::string>& offending, const fs::path& first, std::string limit,
+                 std::string message, bool drops) {
+    ValidityCheck c = offending.empty() ? pass(std::move(name), json::array(), std::move(limit))
+                                        : fail(std::move(name), offending, std::move(limit), 0,
+                                               fmt::format("{}: {}", message, join(offending)));
+    set_file(c, (offending.empty() ? submitter : first).string());
+    out.push_back(std::move(c));
+    if (drops_rows) drops_rows->push_back(drops);
+  };
+
+  // The submission root and the division folder.
+  {
+    std::vector<std::string> bad;
+    for (const auto& f : regular_files_in(root)) {
+      if (std::none_of(t.root_file_suffixes_allowed.begin(), t.root_file_suffixes_allowed.end(),
+                       [&](const std::string& suffix) { return ends_with(f, suffix); }))
+        bad.push_back(f);
+    }
+    add("root_files", bad, bad.empty() ? root : root / bad.front(), "only *.md and *.pdf files beside the divisions",
+        fmt::format("the submission root {} contains files outside the division folders (the checker publishes no "
+                    "row of the submission)",
+                    root.string()),
+        true);
+  }
+  {
+    std::vector<std::string> bad = regular_files_in(division_dir);
+    for (auto& f : bad) f = division + "/" + f;
+    add("division_files", bad, bad.empty() ? division_dir : root / bad.front(), "no file beside the submitters",
+        fmt::format("{} contains files outside the submitter folders (the division is skipped)", division), true);
+  }
+
+  const std::vector<TreeEntry> entries = walk(submitter, root);
+  const std::string skipped = "(the checker skips the submitter: none of its rows is published)";
+  for (const auto& name : t.submitter_checks) {
+    std::vector<std::string> bad;
+    fs::path first;
+    auto offend = [&](const TreeEntry& e) {
+      if (bad.empty()) first = e.path;
+      bad.push_back(e.shown);
+    };
+    std::string limit, message;
+    if (name == "broken_symlinks") {
+      limit = "no broken symbolic link";
+      message = "broken symbolic links " + skipped;
+      for (const auto& e : entries) {
+        if (!e.symlink || e.directory) continue;
+        std::error_code ec;
+        fs::path target = fs::read_symlink(e.path, ec);
+        if (ec) continue;
+        if (target.is_relative()) target = root / target;  // os.path.exists(os.readlink(f)) from the root
+        if (!fs::exists(target, ec)) offend(e);
+      }
+    } else if (name == "file_size") {
+      limit = fmt::format("files of at most {} bytes", t.file_size_limit_bytes);
+      message = "files over the size limit " + skipped;
+      for (const auto& e : entries) {
+        if (e.directory) continue;
+        std::error_code ec;
+        const auto size = fs::file_size(e.path, ec);
+        if (!ec && size > t.file_size_limit_bytes) offend(e);
+      }
+    } else if (name == "git_unfriendly_names") {
+      limit = "no name starting with \".\"";
+      message = "files or folders with git-unfriendly names " + skipped;
+      for (const auto& e : entries) {
+        if (e.directory && e.symlink) continue;  // os.walk lists a link to a folder in neither list
+        if (e.path.filename().string().starts_with('.')) offend(e);
+      }
+    } else if (name == "space_names") {
+      limit = "no name with a space";
+      message = "files or folders with spaces in their names " + skipped;
+      for (const auto& e : entries) {
+        if (e.directory && e.symlink) continue;
+        if (e.path.filename().string().find(' ') != std::string::npos) offend(e);
+      }
+    } else if (name == "pycache") {
+      limit = "no __pycache__ folder";
+      message = "__pycache__ folders " + skipped;
+      for (const auto& e : entries) {
+        if (e.directory && !e.symlink && ends_with(e.path.filename().string(), "__pycache__")) offend(e);
+      }
+    } else if (name == "empty_dirs") {
+      limit = "no empty folder";
+      message = "empty folders " + skipped;
+      for (const auto& e : entries) {
+        if (e.directory && !e.symlink && e.empty) offend(e);
+      }
+    } else {
+      continue;  // a check this build does not know: the extractor asserts each name
+    }
+    add(name, bad, first, limit, message, true);
+  }
+
+  if (t.results_coverage) {
+    const std::set<std::string> results = folders_in(submitter / "results");
+    std::vector<std::string> bad;
+    for (const auto& m : folders_in(submitter / "measurements")) {
+      if (!results.count(m)) bad.push_back((submitter / "measurements" / m).lexically_relative(root).generic_string());
+    }
+    for (const auto& f : regular_files_in(submitter / "systems")) {
+      if (ends_with(f, ".json") && !results.count(f.substr(0, f.size() - 5)))
+        bad.push_back((submitter / "systems" / f).lexically_relative(root).generic_string());
+    }
+    add("results_coverage", bad, bad.empty() ? submitter : root / bad.front(),
+        "a results/<system> folder for every measurements/<system> and systems/<system>.json",
+        "measurements or system descriptions without results (the submission fails; the rows stay)", false);
+  }
+  if (t.calibration && division != "open") {
+    std::error_code ec;
+    const bool found = fs::exists(submitter / "calibration.md", ec) ||
+                       fs::exists(submitter / "documentation" / "calibration.md", ec);
+    std::vector<std::string> bad;
+    if (!found) bad.push_back((submitter / "calibration.md").lexically_relative(root).generic_string());
+    add("calibration", bad, submitter / "calibration.md", "calibration.md or documentation/calibration.md",
+        "no calibration documentation, one of calibration.md or documentation/calibration.md is required (the "
+        "submission fails; the rows stay)",
+        false);
   }
   return out;
 }

@@ -63,6 +63,16 @@ nlohmann::json compliance_tests_json(const InferenceResult* i) {
   return tests;
 }
 
+// The submission-level rules judged (system description, measurements, required scenarios):
+// {valid, checks [{name, passed, value, limit, line, message, file}]}, null outside the
+// submission layout.
+nlohmann::json submission_json(const InferenceResult* i) {
+  if (!i || i->submission_checks.empty()) return nullptr;
+  nlohmann::json checks = checks_json(i->submission_checks);
+  for (std::size_t k = 0; k < checks.size(); ++k) checks[k]["file"] = json_string_or_null(i->submission_checks[k].file);
+  return {{"valid", i->submission_valid}, {"checks", std::move(checks)}};
+}
+
 }  // namespace
 
 nlohmann::json inference_to_json(const DirectoryResult& r) {
@@ -97,6 +107,7 @@ nlohmann::json inference_to_json(const DirectoryResult& r) {
   j["checks"] = i ? checks_json(i->checks) : nlohmann::json::array();
   j["accuracy"] = accuracy_json(i);
   j["compliance_tests"] = compliance_tests_json(i);
+  j["submission"] = submission_json(i);
   nlohmann::json expected;
   if (i && i->expected) {
     const auto& e = *i->expected;
@@ -343,6 +354,8 @@ std::string inference_to_json_text(const DirectoryResult& r, std::size_t indent)
   i ? j.string(i->round_source) : j.literal("null");
   j.key("scenario");
   opt_string(true, i ? i->scenario : std::string());
+  j.key("submission");
+  j.value(submission_json(i));
   j.key("submitter");
   j.string_or_null(r.dir.submitter);
   j.key("system");
@@ -405,6 +418,13 @@ void write_inference_table(std::ostream& out, const DirectoryResult& r) {
         if (c.passed) continue;
         fmt::print(out, "    {:<26} FAILED  {}\n", c.name, c.message);
       }
+    }
+  }
+  if (!i->submission_checks.empty()) {
+    fmt::print(out, "  submission {}\n", i->submission_valid ? "VALID" : "INVALID");
+    for (const auto& c : i->submission_checks) {
+      if (c.passed) continue;
+      fmt::print(out, "    {:<26} FAILED  {}\n", c.name, c.message);
     }
   }
   if (i->expected) {

@@ -1,4 +1,5 @@
 #include "mlperf/report/summary.h"
+#include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/result.h"
 #include "mlperf/report/table_text.h"
 
@@ -50,6 +51,42 @@ std::string score_cell(const SystemRow& s, std::size_t column, const char* absen
 
 // Inference columns are named <model>/<scenario>; training benchmark names hold no '/'.
 bool is_inference_column(const std::string& name) { return name.find('/') != std::string::npos; }
+
+// The figure columns of the written table: each benchmark's score, and after each inference
+// column its Accuracy column ("<model>/<scenario> Accuracy"), as the official results table
+// prints it beside the figure.
+struct FigureColumn {
+  std::size_t benchmark;  ///< index into Summary::benchmarks
+  bool accuracy;          ///< the Accuracy column of an inference benchmark
+};
+
+std::vector<FigureColumn> figure_columns(const Summary& summary) {
+  std::vector<FigureColumn> out;
+  for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) {
+    out.push_back({c, false});
+    if (is_inference_column(summary.benchmarks[c])) out.push_back({c, true});
+  }
+  return out;
+}
+
+std::string figure_header(const Summary& summary, const FigureColumn& f) {
+  return f.accuracy ? summary.benchmarks[f.benchmark] + " Accuracy" : summary.benchmarks[f.benchmark];
+}
+
+// The Accuracy cell: the results table's Accuracy text of the folder's accuracy run ("ROUGE1:
+// 44.5088  ROUGE2: …"); `absent` without a folder, "" when its accuracy was not read.
+std::string accuracy_cell(const SystemRow& s, std::size_t column, const std::vector<DirectoryResult>& results,
+                          const char* absent) {
+  if (!s.result_index[column]) return absent;
+  const auto& i = results[*s.result_index[column]].inference;
+  return i && i->accuracy ? i->accuracy->column : std::string();
+}
+
+std::string figure_cell(const Summary& summary, const SystemRow& s, const FigureColumn& f,
+                        const std::vector<DirectoryResult>& results, const char* absent) {
+  return f.accuracy ? accuracy_cell(s, f.benchmark, results, absent)
+                    : score_cell(s, f.benchmark, absent, is_inference_column(summary.benchmarks[f.benchmark]));
+}
 
 }  // namespace
 
@@ -125,9 +162,14 @@ nlohmann::json to_json(const Summary& summary, const std::vector<DirectoryResult
   for (const auto& s : summary.systems) {
     nlohmann::json scores = nlohmann::json::object();
     nlohmann::json directories = nlohmann::json::object();
+    nlohmann::json accuracy = nlohmann::json::object();
     for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) {
       if (!s.result_index[c]) continue;
       scores[summary.benchmarks[c]] = json_number_or_null(s.scores[c]);
+      if (is_inference_column(summary.benchmarks[c])) {
+        const auto& i = results[*s.result_index[c]].inference;
+        accuracy[summary.benchmarks[c]] = i && i->accuracy ? nlohmann::json(i->accuracy->column) : nlohmann::json();
+      }
       directories[summary.benchmarks[c]] = results[*s.result_index[c]].dir.path.string();
     }
     systems.push_back({
@@ -142,6 +184,7 @@ nlohmann::json to_json(const Summary& summary, const std::vector<DirectoryResult
         {"framework", json_string_or_null(s.framework)},
         {"system_description", json_string_or_null(s.system_description)},
         {"scores", scores},
+        {"accuracy", accuracy},
         {"directories", directories},
     });
   }
@@ -156,18 +199,19 @@ nlohmann::json to_json(const Summary& summary, const std::vector<DirectoryResult
 
 void write_summary(std::ostream& out, const Summary& summary, const std::vector<DirectoryResult>& results,
                    ReportFormat format, RcpPass pass) {
+  const std::vector<FigureColumn> figures = figure_columns(summary);
   switch (format) {
     case ReportFormat::kJson:
       out << to_json(summary, results, pass).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
       break;
     case ReportFormat::kCsv: {
       std::vector<std::string> header = kDescriptionColumns;
-      header.insert(header.end(), summary.benchmarks.begin(), summary.benchmarks.end());
+      for (const auto& f : figures) header.push_back(figure_header(summary, f));
       for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_field(header[i]);
       out << '\n';
       for (const auto& s : summary.systems) {
         auto row = description_cells(s);
-        for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) row.push_back(score_cell(s, c, "", is_inference_column(summary.benchmarks[c])));
+        for (const auto& f : figures) row.push_back(figure_cell(summary, s, f, results, ""));
         for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_field(row[i]);
         out << '\n';
       }
@@ -175,30 +219,36 @@ void write_summary(std::ostream& out, const Summary& summary, const std::vector<
     }
     case ReportFormat::kMarkdown: {
       std::vector<std::string> header = kDescriptionColumns;
-      header.insert(header.end(), summary.benchmarks.begin(), summary.benchmarks.end());
+      for (const auto& f : figures) header.push_back(figure_header(summary, f));
       out << '|';
       for (const auto& h : header) out << ' ' << markdown_cell(h) << " |";
       out << "\n|";
-      for (std::size_t i = 0; i < header.size(); ++i) out << (i < kDescriptionColumns.size() ? "---|" : "---:|");
+      for (std::size_t i = 0; i < header.size(); ++i) {
+        const bool text = i < kDescriptionColumns.size() || figures[i - kDescriptionColumns.size()].accuracy;
+        out << (text ? "---|" : "---:|");
+      }
       out << '\n';
       for (const auto& s : summary.systems) {
         out << '|';
         for (const auto& cell : description_cells(s)) out << ' ' << markdown_cell(cell) << " |";
-        for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) out << ' ' << score_cell(s, c, "", is_inference_column(summary.benchmarks[c])) << " |";
+        for (const auto& f : figures) out << ' ' << markdown_cell(figure_cell(summary, s, f, results, "")) << " |";
         out << '\n';
       }
       break;
     }
     case ReportFormat::kTable: {
       std::vector<std::string> header = kTableHeaders;
-      header.insert(header.end(), summary.benchmarks.begin(), summary.benchmarks.end());
+      for (const auto& f : figures) header.push_back(figure_header(summary, f));
       std::vector<std::vector<std::string>> table;
       for (const auto& s : summary.systems) {
         auto row = description_cells(s);
         for (auto& cell : row) {
           if (cell.empty()) cell = "-";
         }
-        for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) row.push_back(score_cell(s, c, "-", is_inference_column(summary.benchmarks[c])));
+        for (const auto& f : figures) {
+          std::string cell = figure_cell(summary, s, f, results, "-");
+          row.push_back(cell.empty() ? "-" : cell);
+        }
         table.push_back(std::move(row));
       }
       std::vector<std::size_t> width(header.size());
@@ -213,12 +263,13 @@ void write_summary(std::ostream& out, const Summary& summary, const std::vector<
       }
       if (inference) {
         fmt::print(out, "Inference: Performance_Result per <model>/<scenario> as the official results table "
-                        "(Tokens/s, Samples/s, Queries/s or Latency (ms))\n");
+                        "(Tokens/s, Samples/s, Queries/s or Latency (ms)), and its Accuracy column\n");
       }
       auto print_row = [&](const std::vector<std::string>& row) {
         std::string line;
         for (std::size_t i = 0; i < row.size(); ++i) {
-          bool figure = i == 6 || i >= kTableHeaders.size();  // counts and scores right-aligned
+          // counts and scores right-aligned, accuracy text left-aligned
+          bool figure = i == 6 || (i >= kTableHeaders.size() && !figures[i - kTableHeaders.size()].accuracy);
           line += (i ? "  " : "") + pad(row[i], width[i], figure);
         }
         while (!line.empty() && line.back() == ' ') line.pop_back();

@@ -147,6 +147,8 @@ TEST(Accuracy, AScenarioFolderWithoutItsAccuracyRunIsInvalid) {
   for (const char* log : {"mlperf_log_detail.txt", "mlperf_log_summary.txt"}) {
     fs::copy_file(source_dir() / kLlama / "Offline/performance/run_1" / log, scenario / "performance/run_1" / log);
   }
+  testing::complete_inference_submission(tmp.path() / "inference_v5.1/closed/AMD", "8xMI300X_2xEPYC_9575F",
+                                         "llama2-70b-99", {"Offline"});
   DataContext data(source_dir());
   std::vector<DiscoveryError> errors;
   auto dirs = find_benchmark_dirs(tmp.path(), errors);
@@ -165,6 +167,8 @@ TEST(Accuracy, AScenarioFolderWithoutItsAccuracyRunIsInvalid) {
   DirectoryResult with = score_inference_directory(dirs[0], data, ScoreOptions{});
   EXPECT_TRUE(with.inference->valid);
   EXPECT_TRUE(with.passed);
+  // Offline alone: the checker keeps the row, the submission lacks Server or Interactive.
+  EXPECT_FALSE(with.inference->submission_valid);
 }
 
 TEST(Accuracy, OpenDivisionModelsAreMappedByTheSubmittersModelMapping) {

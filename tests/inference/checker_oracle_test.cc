@@ -1,7 +1,8 @@
 // The scenario-folder verdicts against the official submission checker's (tag v5.1.1) on a
 // real AMD v5.1 submission and 127 mutants of it (tests/data/inference/checker_oracle, made by
 // scripts/official-inference-oracle): each mutant is applied to a copy of the baseline, scored,
-// and the folders we call valid compared with the rows the checker's summary accepted.
+// and the folders we call valid compared with the rows the checker's summary accepted, and
+// `check`'s exit status with the checker's (1: "submission has errors").
 
 #include <gtest/gtest.h>
 
@@ -51,19 +52,11 @@ void apply(const nlohmann::json& ops, const fs::path& root) {
   }
 }
 
-// Mutants of what the tool does not judge yet: the submission's structure (empty folders,
-// stray files and names, calibration, required scenarios), the system descriptions,
-// measurements/ and code/ (issue #23 item 3), and one checker bug (a TEST04 run without its
-// result passes on TEST01's stale verdict). Named by what their id holds.
-bool submission_level(const std::string& id) {
-  for (const char* part : {"-meas-", "-sys-", "code-", "scenario", "calibration", "root-", "division-", "dotfile",
-                           "space-in-name", "pycache", "extra-system", "extra-measurements", "singlestream",
-                           "invalid-", "results-extra-dir"}) {
-    if (id.find(part) != std::string::npos) return true;
-  }
-  // Removing a folder's only file leaves an empty folder, which rejects the whole submitter.
-  return id == "sdxl-off-perf-run1-removed" || id == "llama-off-test06-removed" ||
-         id == "llama-srv-test06-acc-json-removed" || id == "sdxl-srv-test04-perf-result-key-missing";
+// Mutants whose verdict the tool does not reproduce, named: a model folder that holds no run
+// (invalid-model-folder: the checker rejects the model, the tool finds no run to score) and one
+// checker bug (a TEST04 run without its result passes on TEST01's stale verdict).
+bool not_reproduced(const std::string& id) {
+  return id == "invalid-model-folder" || id == "sdxl-srv-test04-perf-result-key-missing";
 }
 
 TEST(InferenceCheckerOracle, ScenarioFolderVerdictsAgreeWithTheOfficialChecker) {
@@ -87,7 +80,7 @@ TEST(InferenceCheckerOracle, ScenarioFolderVerdictsAgreeWithTheOfficialChecker) 
       ++crashed;  // the checker stopped midway: its rows are partial
       continue;
     }
-    const bool judged = !submission_level(id);
+    const bool judged = !not_reproduced(id);
     const fs::path root = tmp.path() / id / "inference_results_v5.1";
     fs::create_directories(root);
     fs::copy(base, root, fs::copy_options::recursive);
@@ -101,23 +94,30 @@ TEST(InferenceCheckerOracle, ScenarioFolderVerdictsAgreeWithTheOfficialChecker) 
       }
     }
     for (const auto& a : m["accepted"]) theirs.insert(a.get<std::string>());
+    // The submission's verdict: `check` exits 1 where the checker's summary has errors.
+    const int check_status = judged ? run_command(binary() + " check " + q(root) + " >/dev/null 2>&1").status : -1;
     fs::remove_all(tmp.path() / id);
     if (!judged) {
       ++not_judged;
       continue;
     }
     ++compared;
-    if (ours == theirs) {
+    const int their_status = m["exit_status"].get<int>();
+    // `check` exits 2 where a log cannot be read (a line that does not parse), 1 for any other
+    // error: either is the checker's 1.
+    if (ours == theirs && (check_status != 0) == (their_status != 0)) {
       ++agreed;
     } else {
       ADD_FAILURE() << id << ": " << m["description"].get<std::string>() << "\n  ours:   " << nlohmann::json(ours).dump()
-                    << "\n  theirs: " << nlohmann::json(theirs).dump();
+                    << " check exit " << check_status << "\n  theirs: " << nlohmann::json(theirs).dump() << " exit "
+                    << their_status;
     }
   }
   std::cout << "official checker v5.1.1: " << agreed << " of " << compared
-            << " records agree folder by folder; not compared: " << not_judged << " submission-level, " << crashed
+            << " records agree folder by folder and in the exit status; not compared: " << not_judged
+            << " not reproduced, " << crashed
             << " where the checker crashed, " << other_flags << " with other checker flags\n";
-  EXPECT_GE(compared, 60u);
+  EXPECT_GE(compared, 110u);
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 // and line), summarize (a column per model and scenario), compare, and the v5.1 corpus.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -98,6 +101,8 @@ TEST(CliInference, FailedComplianceTestsAndAccuracyFailCheckNamingTheirFiles) {
   text.replace(text.find("'rouge1': 44.4465"), 17, "'rouge1': 10.0");
   write_file(llama / "accuracy/accuracy.txt", text);
   fs::remove_all(amd / "compliance/8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline/TEST06");
+  // Kept non-empty: an empty folder would make the checker reject the whole submitter.
+  write_file(amd / "compliance/8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline/README.md", "TEST06 lost\n");
   fs::path sdxl = amd / "results/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline";
   text = testing::read_file(sdxl / "accuracy/accuracy.txt");
   const std::size_t fid = text.find("'FID_SCORE': ") + 13;
@@ -186,6 +191,101 @@ TEST(CliInference, CheckFailsARunWithAnotherRoundsSeed) {
   EXPECT_NE(r.out.find("schedule_rng_seed is not the round's seed: value 9933818062894767841, limit 14962580496156340209"),
             std::string::npos)
       << r.out;
+}
+
+// Every folder of AMD's v5.1 example passes the submission-level rules (folder tree, system
+// description, measurements, required scenarios); a measurements file removed drops that
+// scenario's row, a missing Server/Interactive keeps the Offline row but fails `check`, and an
+// empty folder withholds every row of the submitter, as the official checker v5.1.1 judges.
+TEST(CliInference, SubmissionRulesJudgeTheTreeSystemsMeasurementsAndScenarios) {
+  const fs::path examples = source_dir() / "data/examples/inference_results_v5.1";
+  auto clean = run_command(binary() + " score --format json " + q(examples) + " 2>&1");
+  ASSERT_EQ(clean.status, 0) << clean.out;
+  const nlohmann::json doc = nlohmann::json::parse(clean.out);
+  ASSERT_EQ(doc["results"].size(), 5u);
+  for (const auto& d : doc["results"]) {
+    EXPECT_EQ(d["valid"], true) << d["directory"];
+    ASSERT_TRUE(d["submission"].is_object()) << d["directory"];
+    EXPECT_EQ(d["submission"]["valid"], true) << d["directory"];
+    std::vector<std::string> names;
+    for (const auto& c : d["submission"]["checks"]) names.push_back(c["name"]);
+    for (const char* n : {"empty_dirs", "calibration", "system_description", "system_description_fields",
+                          "measurements_files", "measurements_json_fields", "code_dir", "required_scenarios"}) {
+      EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n << " in " << d["directory"];
+    }
+  }
+
+  auto folders = [](const std::string& out) {
+    std::map<std::string, bool> valid;  // <system>/<model>/<scenario> → valid
+    const nlohmann::json j = nlohmann::json::parse(out);
+    for (const auto& d : j["results"]) {
+      const std::string dir = d["directory"];
+      valid[dir.substr(dir.rfind("/results/") + 9)] = d["valid"];
+    }
+    return valid;
+  };
+  {
+    TempDir tmp;
+    const fs::path root = tmp.path() / "inference_results_v5.1";
+    fs::copy(examples, root, fs::copy_options::recursive);
+    const fs::path user_conf = root / "closed/AMD/measurements/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Server/user.conf";
+    fs::remove(user_conf);
+    auto score = run_command(binary() + " score --format json " + q(root) + " 2>/dev/null");
+    auto valid = folders(score.out);
+    EXPECT_EQ(valid["8xMI325x_2xEPYC-9655/stable-diffusion-xl/Server"], false);
+    EXPECT_EQ(valid["8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline"], true);
+    auto check = run_command(binary() + " check " + q(root) + " 2>&1");
+    EXPECT_EQ(check.status, 1);
+    EXPECT_NE(check.out.find("submission_measurements_files"), std::string::npos) << check.out;
+    EXPECT_NE(check.out.find("user.conf missing"), std::string::npos) << check.out;
+  }
+  {
+    TempDir tmp;
+    const fs::path root = tmp.path() / "inference_results_v5.1";
+    fs::copy(examples, root, fs::copy_options::recursive);
+    for (const char* part : {"results", "compliance", "measurements"}) {
+      for (const char* scenario : {"Server", "Interactive"}) {
+        fs::remove_all(root / "closed/AMD" / part / "8xMI300X_2xEPYC_9575F/llama2-70b-99" / scenario);
+      }
+    }
+    auto valid = folders(run_command(binary() + " score --format json " + q(root) + " 2>/dev/null").out);
+    EXPECT_EQ(valid.size(), 3u);
+    EXPECT_EQ(valid["8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline"], true);  // the row stays (v5.1 script)
+    auto check = run_command(binary() + " check " + q(root) + " 2>&1");
+    EXPECT_EQ(check.status, 1);
+    EXPECT_NE(check.out.find("one of Server and Interactive is required"), std::string::npos) << check.out;
+  }
+  {
+    TempDir tmp;
+    const fs::path root = tmp.path() / "inference_results_v5.1";
+    fs::copy(examples, root, fs::copy_options::recursive);
+    fs::create_directories(root / "closed/AMD/code/stable-diffusion-xl/notes");
+    auto valid = folders(run_command(binary() + " score --format json " + q(root) + " 2>/dev/null").out);
+    ASSERT_EQ(valid.size(), 5u);
+    for (const auto& [dir, ok] : valid) EXPECT_FALSE(ok) << dir;
+    auto check = run_command(binary() + " check " + q(root) + " 2>&1");
+    EXPECT_EQ(check.status, 1);
+    EXPECT_NE(check.out.find("closed/AMD/code/stable-diffusion-xl/notes"), std::string::npos) << check.out;
+  }
+}
+
+TEST(CliInference, SummarizeShowsTheAccuracyColumnBesideEachFigure) {
+  const fs::path examples = source_dir() / "data/examples/inference_results_v5.1";
+  auto json = run_command(binary() + " summarize --format json " + q(examples) + " 2>&1");
+  ASSERT_EQ(json.status, 0) << json.out;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["systems"][0]["accuracy"]["llama2-70b-99/Offline"],
+            "ROUGE1: 44.4465  ROUGE2: 22.0638  ROUGEL: 28.625  TOKENS_PER_SAMPLE: 301.1");
+  auto csv = run_command(binary() + " summarize --format csv " + q(examples) + " 2>&1");
+  ASSERT_EQ(csv.status, 0) << csv.out;
+  const std::string header = csv.out.substr(0, csv.out.find('\n'));
+  EXPECT_NE(header.find("llama2-70b-99/Offline,llama2-70b-99/Offline Accuracy"), std::string::npos) << header;
+  EXPECT_NE(csv.out.find("27803.9,ROUGE1: 44.4465  ROUGE2: 22.0638  ROUGEL: 28.625  TOKENS_PER_SAMPLE: 301.1"),
+            std::string::npos)
+      << csv.out;
+  auto table = run_command(binary() + " summarize " + q(examples) + " 2>&1");
+  EXPECT_NE(table.out.find("stable-diffusion-xl/Offline Accuracy"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("CLIP_SCORE: "), std::string::npos) << table.out;
 }
 
 TEST(CliInference, SummarizeHasOneRowPerSystemAndAColumnPerModelAndScenario) {

@@ -270,6 +270,8 @@ TEST(InferenceValidity, SeedsSampleCountEqualIssueAndTokenLatenciesAreTheRoundsO
   write_file(tmp.path() / "inference_results_v5.1/closed/Org/compliance/sys/llama2-70b-99/Offline/TEST06/verify_accuracy.txt",
              testing::read_file(source_dir() / "data/examples/inference_results_v5.1/closed/AMD/compliance/"
                                                "8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline/TEST06/verify_accuracy.txt"));
+  testing::complete_inference_submission(tmp.path() / "inference_results_v5.1/closed/Org", "sys", "llama2-70b-99",
+                                         {"Offline", "Server"});
   DirectoryResult good = score_one(base / "Offline");
   ASSERT_TRUE(good.inference);
   for (const char* name : {"qsl_rng_seed", "sample_index_rng_seed", "schedule_rng_seed", "performance_sample_count",

@@ -709,5 +709,83 @@ TEST(InferenceSubmission, RealV51SystemsAndMeasurementsAgreeWithTheOfficialCheck
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The folder tree (check_results_dir's checks before any result).
+
+// <tmp>/closed/AMD as the script rounds want it: AMD's real measurements, code, system
+// description, a results/<system> folder and calibration.md.
+fs::path tree_submission(const TempDir& tmp) {
+  const fs::path org = script_submission(tmp);
+  system_copy(tmp, "closed");
+  write_file(org / "results" / kSystem / "llama2-70b-99/Offline/performance/run_1/mlperf_log_summary.txt", "x\n");
+  write_file(org / "calibration.md", "");
+  return org;
+}
+
+TEST(InferenceSubmission, AWellFormedTreePassesEveryFolderCheck) {
+  TempDir tmp;
+  const fs::path org = tree_submission(tmp);
+  std::vector<bool> drops;
+  auto checks = judge_submission_tree(org, rules(), "v5.1", &drops);
+  EXPECT_EQ(names(checks), (std::vector<std::string>{"root_files", "division_files", "broken_symlinks", "file_size",
+                                                     "git_unfriendly_names", "space_names", "pycache", "empty_dirs",
+                                                     "results_coverage", "calibration"}));
+  EXPECT_TRUE(failed(checks).empty()) << ::testing::PrintToString(failed(checks));
+  EXPECT_EQ(drops, (std::vector<bool>{true, true, true, true, true, true, true, true, false, false}));
+  // v4.1 has neither the coverage nor the calibration rule; the v6.x package no folder check.
+  EXPECT_EQ(judge_submission_tree(org, rules(), "v4.1").size(), 8u);
+  EXPECT_TRUE(judge_submission_tree(org, rules(), "v6.0").empty());
+  EXPECT_EQ(check(checks, "file_size")->limit, "files of at most 52428800 bytes");
+}
+
+TEST(InferenceSubmission, StrayFilesAndNamesRejectTheSubmitterAndNameTheirPaths) {
+  TempDir tmp;
+  const fs::path org = tree_submission(tmp);
+  write_file(tmp.path() / "notes.txt", "x");  // root: only *.md and *.pdf
+  write_file(tmp.path() / "README.md", "x");
+  write_file(tmp.path() / "closed/list.txt", "x");
+  write_file(org / "code/llama2-70b-99/.hidden", "x");
+  write_file(org / "code/llama2-70b-99/my notes.txt", "x");
+  write_file(org / "code/llama2-70b-99/__pycache__/x.pyc", "x");
+  fs::create_directories(org / "code/llama2-70b-99/empty");
+  fs::create_symlink("no/such/target", org / "code/llama2-70b-99/dangling");
+  std::vector<bool> drops;
+  auto checks = judge_submission_tree(org, rules(), "v5.1", &drops);
+  EXPECT_EQ(failed(checks), (std::vector<std::string>{"root_files", "division_files", "broken_symlinks",
+                                                      "git_unfriendly_names", "space_names", "pycache", "empty_dirs"}));
+  EXPECT_EQ(check(checks, "root_files")->value, json::array({"notes.txt"}));
+  EXPECT_EQ(check(checks, "root_files")->file, (tmp.path() / "notes.txt").string());
+  EXPECT_EQ(check(checks, "division_files")->value, json::array({"closed/list.txt"}));
+  EXPECT_EQ(check(checks, "broken_symlinks")->value, json::array({"closed/AMD/code/llama2-70b-99/dangling"}));
+  EXPECT_EQ(check(checks, "git_unfriendly_names")->value, json::array({"closed/AMD/code/llama2-70b-99/.hidden"}));
+  EXPECT_EQ(check(checks, "space_names")->value, json::array({"closed/AMD/code/llama2-70b-99/my notes.txt"}));
+  EXPECT_EQ(check(checks, "pycache")->value, json::array({"closed/AMD/code/llama2-70b-99/__pycache__"}));
+  EXPECT_EQ(check(checks, "empty_dirs")->value, json::array({"closed/AMD/code/llama2-70b-99/empty"}));
+  EXPECT_TRUE(has(check(checks, "empty_dirs")->message, "none of its rows is published")) << check(checks, "empty_dirs")->message;
+}
+
+TEST(InferenceSubmission, SystemsWithoutResultsAndAMissingCalibrationFailOnlyTheSubmission) {
+  TempDir tmp;
+  const fs::path org = tree_submission(tmp);
+  fs::remove(org / "calibration.md");
+  write_file(org / "systems/Extra.json", "{}");
+  write_file(org / "measurements/Extra/README.md", "x");
+  std::vector<bool> drops;
+  auto checks = judge_submission_tree(org, rules(), "v5.1", &drops);
+  EXPECT_EQ(failed(checks), (std::vector<std::string>{"results_coverage", "calibration"}));
+  EXPECT_EQ(check(checks, "results_coverage")->value,
+            json::array({"closed/AMD/measurements/Extra", "closed/AMD/systems/Extra.json"}));
+  EXPECT_EQ(drops.back(), false);
+  // documentation/calibration.md is the other place the checker accepts.
+  write_file(org / "documentation/calibration.md", "");
+  EXPECT_TRUE(check(judge_submission_tree(org, rules(), "v5.1"), "calibration")->passed);
+  // The open division needs no calibration documentation.
+  TempDir open;
+  const fs::path open_org = script_submission(open, "open");
+  write_file(open_org / "results" / kSystem / "llama2-70b-99/Offline/x.txt", "x");
+  system_copy(open, "open");
+  EXPECT_EQ(check(judge_submission_tree(open_org, rules(), "v5.1"), "calibration"), nullptr);
+}
+
 }  // namespace
 }  // namespace mlperf::inference

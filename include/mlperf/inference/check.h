@@ -15,7 +15,10 @@ namespace mlperf::inference {
 /// performance_sample_count, equal_issue_mode, token_latencies, network_mode, network_sut_name,
 /// ttft_99_percentile_ns,
 /// tpot_99_percentile_ns, inferred_result, performance_result). A failed condition is an error at the line of the log its value
-/// came from, its message giving value and limit. Never throws; never re-reads the log.
+/// came from, its message giving value and limit. Then "accuracy", "accuracy_files", one
+/// "compliance_TEST0x" per compliance test, and one "submission_<rule>" per submission-level
+/// rule (submission.h: system description, measurements, required scenarios), each failure an
+/// error naming the file it read. Never throws; never re-reads the log.
 CheckReport check_inference_directory(const DirectoryResult& result);
 
 }  // namespace mlperf::inference

@@ -130,6 +130,14 @@ struct InferenceResult {
   /// order; null when not judged (open division, a run outside the submission layout, a model
   /// that needs none). `valid` includes their verdicts.
   std::shared_ptr<const std::vector<ComplianceTestResult>> compliance_tests;
+  /// The submission-level rules the round's checker applies to this folder (submission.h), in
+  /// this order: the system description (network_mode left to `checks`), the scenario's
+  /// measurements, the model's required scenarios; empty outside the submission layout.
+  std::vector<ValidityCheck> submission_checks;
+  /// False when one of `submission_checks` fails: the checker reports an error and the
+  /// submission fails. Whether the row is dropped too is in `valid` (a missing required
+  /// scenario keeps the other rows in the script rounds v4.1–v5.1, not in v6.x).
+  bool submission_valid = true;
 };
 
 /// The round a loadgen_version names: "v5.1" from "5.1.0 @ 091d51f041"; nullopt when it

@@ -17,6 +17,7 @@
 #include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/compliance_tests.h"
 #include "mlperf/inference/result.h"
+#include "mlperf/inference/submission.h"
 #include "mlperf/mllog/discovery.h"
 #include "mlperf/mllog/system_description.h"
 #include "mlperf/training/data_context.h"
@@ -41,6 +42,7 @@ struct InferenceData {
   InferenceRules rules;
   AccuracyRules accuracy;  ///< configs/inference_accuracy.json
   ComplianceRules compliance;  ///< configs/inference_compliance.json
+  SubmissionRules submission;  ///< configs/inference_submission.json
   std::vector<PublishedFigure> expected;
   KeySet keys_read;  ///< rules.keys_read(), computed once
 
@@ -53,6 +55,15 @@ struct InferenceData {
   /// cannot be read.
   const SystemDescription& system_of(const std::filesystem::path& system_description) const;
 
+  /// judge_submission_tree of a submitter folder under `round`, judged once per folder and
+  /// round and kept as long as this InferenceData (`drops_rows` parallel to `checks`).
+  /// Thread-safe; throws std::invalid_argument for a round without submission rules.
+  struct SubmissionTree {
+    std::vector<ValidityCheck> checks;
+    std::vector<bool> drops_rows;
+  };
+  const SubmissionTree& tree_of(const std::filesystem::path& submitter_dir, const std::string& round) const;
+
   /// The figure for (round, model, scenario) on `system`, else the first on `platform`; nullptr.
   const PublishedFigure* find(const std::string& round, const std::string& model, const std::string& scenario,
                               const std::string& system, const std::string& platform) const;
@@ -61,11 +72,13 @@ struct InferenceData {
   struct Cache {
     std::mutex mutex;
     std::map<std::string, SystemDescription> systems;
+    std::map<std::string, SubmissionTree> trees;  // "<round>\n<submitter folder>"
   };
   std::shared_ptr<Cache> cache_ = std::make_shared<Cache>();
 };
 
-/// Loads configs/inference_rules.json, inference_accuracy.json, inference_compliance.json and the "inference" array of
+/// Loads configs/inference_rules.json, inference_accuracy.json, inference_compliance.json,
+/// inference_submission.json and the "inference" array of
 /// configs/expected_results.json under `root`. Throws std::runtime_error naming the file.
 InferenceData load_inference_data(const std::filesystem::path& root);
 
@@ -73,7 +86,9 @@ InferenceData load_inference_data(const std::filesystem::path& root);
 /// summary when the detail log is absent), applies the round's rules (round from the path,
 /// else loadgen_version, else the newest), tags the platform from the system description,
 /// and compares with the published figure (tolerance in percent, `options`). An unreadable
-/// log is an error naming the file; `passed` is the run's validity.
+/// log is an error naming the file; `passed` is the run's validity. In the submission layout
+/// (<division>/<org>/results/<system>/<model>/<scenario>) the round's submission-level rules
+/// are judged too (submission.h): system description, measurements, required scenarios.
 DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataContext& data,
                                           const ScoreOptions& options);
 

@@ -59,6 +59,18 @@ struct MeasurementRules {
   bool user_conf_optional_for_endpoints = false;    ///< package: an endpoints run needs no user.conf
 };
 
+/// The folder checks the script (v4.1, v5.0, v5.1) applies in check_results_dir before it
+/// reads any result ("tree" in the file; the v6.x package has none).
+struct TreeRules {
+  std::vector<std::string> root_file_suffixes_allowed;  ///< files at the submission root: ".md", ".pdf"
+  std::vector<std::string> root_folders_ignored;        ///< ".git", ".github", "assets": no error
+  /// Per <division>/<submitter>, in the checker's order: broken_symlinks, file_size,
+  /// git_unfriendly_names, space_names, pycache, empty_dirs.
+  std::vector<std::string> submitter_checks;
+  std::uintmax_t file_size_limit_bytes = 0;  ///< FILE_SIZE_LIMIT_MB × 2^20
+  bool results_coverage = false;  ///< v5.1: every measurements/<system> and systems/<system>.json has results
+  bool calibration = false;       ///< v5.1: calibration.md or documentation/calibration.md (not open)
+};
 /// The submission-level rules of one round.
 struct RoundSubmissionRules {
   std::string source;                                ///< the checker file and functions they come from
@@ -93,6 +105,7 @@ struct RoundSubmissionRules {
   bool unknown_fields_warning = false;  ///< script: fields outside the lists are logged as warnings
   bool exceptions_stop_checker = true;  ///< script: uncaught; package: each check catches its own
   MeasurementRules measurements;
+  std::optional<TreeRules> tree;  ///< the script's folder checks; nullopt for the package
 
   /// The mlperf model a model folder stands for, as Config.get_mlperf_model maps it: the name
   /// itself when it is a model of the round, else model_mapping, else `extra_mapping` (the open
@@ -239,5 +252,28 @@ std::vector<ValidityCheck> judge_required_scenarios(const std::string& system_ty
                                                     const SubmissionRules& rules, const std::string& round,
                                                     const std::string& division,
                                                     const std::optional<std::set<std::string>>& scenario_folders = std::nullopt);
+
+/// Judges the folder tree of the submitter folder `submitter_dir` (<root>/<division>/<submitter>)
+/// as round `round`'s script checker does before it reads any result (check_results_dir; the
+/// v6.x package has no such checks: returns nothing). Checks, in the checker's order, each
+/// failing one with the offending paths as `value` (relative to <root>, as the checker lists
+/// them) and `file` the first of them:
+///  - root_files: no file at <root> other than *.md and *.pdf. Failure: results["root"] = None
+///    and the checker leaves the division loop — no row of the whole submission is published.
+///  - division_files: no file directly in <division>. Failure: the division is skipped.
+///  - broken_symlinks, file_size (no file over the limit, 50 MiB), git_unfriendly_names (no
+///    file or folder whose name starts with "."), space_names (none with a space), pycache (no
+///    folder ending in __pycache__), empty_dirs (no folder without entries). Failure: the
+///    submitter is skipped — none of its rows is published. The script stops at the first of
+///    these that fails; all are reported here.
+///  - results_coverage (v5.1): every folder of measurements/ and every systems/*.json has a
+///    results/<system> folder; calibration (v5.1, not open): calibration.md or
+///    documentation/calibration.md. Failure: the submission fails, the rows stay.
+/// `drops_rows` (same length as the result) says per check whether its failure withholds the
+/// submitter's rows. A broken symlink is one whose target, read as the checker reads it
+/// (relative targets against the submission root, the checker's working folder), does not
+/// exist. Never throws for the tree's content; throws std::invalid_argument for an unknown round.
+std::vector<ValidityCheck> judge_submission_tree(const std::filesystem::path& submitter_dir, const SubmissionRules& rules,
+                                                 const std::string& round, std::vector<bool>* drops_rows = nullptr);
 
 }  // namespace mlperf::inference

@@ -60,13 +60,17 @@ Summary summarize(const std::vector<DirectoryResult>& results, const Facts& fact
 /// The summary as JSON: {"rulesets", "benchmarks", "systems": [{submitter, system,
 /// system_name, division, availability, accelerator_model_name, accelerator_count,
 /// host_processor_model_name, framework, system_description, scores: {benchmark: minutes or
-/// null}, directories: {benchmark: path}}], "results": [to_json of each directory],
+/// null}, accuracy: {model/scenario: the results table's Accuracy text or null},
+/// directories: {benchmark: path}}], "results": [to_json of each directory],
 /// "warnings"}. Scores keep full precision.
 nlohmann::json to_json(const Summary& summary, const std::vector<DirectoryResult>& results, RcpPass pass);
 
 /// Writes the summary in `format`: table (aligned columns), csv, markdown (one row per
 /// system, scores rounded to 2 decimals; "-" (table) or an empty cell when the system has no
 /// directory for a benchmark, "no score" when its directory has no valid score), or json.
+/// Each inference column (<model>/<scenario>, its figure to 6 significant digits) is
+/// followed by "<model>/<scenario> Accuracy": the Accuracy text of the official results table
+/// ("ROUGE1: 44.5088  ROUGE2: 22.1004 …"), "-" (table) or empty where it was not read.
 void write_summary(std::ostream& out, const Summary& summary, const std::vector<DirectoryResult>& results,
                    ReportFormat format, RcpPass pass);
 

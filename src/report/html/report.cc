@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "mlperf/report/html/page.h"
+#include "mlperf/inference/accuracy.h"
+#include "mlperf/inference/compliance_tests.h"
 #include "mlperf/inference/result.h"
 
 namespace mlperf::html {
@@ -204,10 +206,45 @@ void inference_section(Page& page, const DirectoryResult& r) {
                                           inf.expected->within_tolerance ? "within" : "OUTSIDE",
                                           inf.expected->tolerance_percent)});
   }
+  // The accuracy beside the figure, as the results table prints it, and what judged it.
+  std::string judged;
+  if (inf.accuracy) {
+    const inference::AccuracyResult& a = *inf.accuracy;
+    figure.row({"accuracy", escape(a.column.empty() ? "none" : a.column) + " " +
+                                verdict(a.valid && a.files_valid, "valid", "invalid")});
+    Table accuracy({"accuracy check", "passed", "value", "limit", "line", "message"});
+    for (const auto* list : {&a.checks, &a.file_checks}) {
+      for (const auto& c : *list) {
+        accuracy.row({escape(c.name), verdict(c.passed, "yes", "no"),
+                      escape(c.value.is_string() ? c.value.get<std::string>() : c.value.dump()),
+                      escape(c.limit.is_string() ? c.limit.get<std::string>() : c.limit.dump()),
+                      c.line ? std::to_string(c.line) : "", escape(c.message)});
+      }
+    }
+    judged += accuracy.str();
+  }
+  if (inf.compliance_tests) {
+    Table tests({"compliance test", "passed", "folder", "failed checks"});
+    for (const auto& t : *inf.compliance_tests) {
+      std::string failures;
+      for (const auto& c : t.checks) {
+        if (!c.passed) failures += (failures.empty() ? "" : "<br>") + escape(c.message);
+      }
+      tests.row({escape(t.test), verdict(t.valid, "yes", "no"), escape(t.dir), failures});
+    }
+    judged += tests.str();
+  }
+  if (!inf.submission_checks.empty()) {
+    Table submission({"submission check", "passed", "file", "message"});
+    for (const auto& c : inf.submission_checks) {
+      submission.row({escape(c.name), verdict(c.passed, "yes", "no"), escape(c.file), escape(c.message)});
+    }
+    judged += submission.str();
+  }
   page.raw("<div class=\"grid\">");
   page.chart(fmt::format("{} {} ({})", inf.model, inf.scenario, inf.valid ? "valid" : "INVALID"),
              {{"k", "bar"}, {"l", labels}, {"v", values}, {"c", codes}, {"y", inf.units}, {"hz", true}},
-             figure.str() + checks.str());
+             figure.str() + checks.str() + judged);
   page.raw("</div>");
 }
 
