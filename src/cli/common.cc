@@ -66,7 +66,7 @@ bool emit_report(const ScoringArgs& args, const std::function<void(std::ostream&
 
 void add_probe_options(CLI::App* cmd, ScoringArgs& args, const std::string& help) {
   CLI::Option* probe = cmd->add_flag("--probe", args.probe, help);
-  cmd->add_option("--sysfs-root", args.sysfs_root, "sysfs root for --probe (KFD topology and DRM PCI ids)")
+  cmd->add_option("--sysfs-root", args.sysfs_root, "sysfs root for --probe (KFD topology, DRM and PCI device ids)")
       ->needs(probe)
       ->capture_default_str();
 }

@@ -75,7 +75,7 @@ std::optional<Ruleset> parse_ruleset_option(const std::string& text, bool& ok);
 std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>& paths, int& status,
                                                 const std::string& glob = "");
 
-/// `--probe`: probes this node's GPUs (HIP runtime, else sysfs under `sysfs_root`) and puts
+/// `--probe`: probes this node's GPUs (HIP runtime and NVML, else sysfs under `sysfs_root`) and puts
 /// the platform they map to in `options.probed_platform`. Probe problems are printed to
 /// stderr as warnings; they never stop scoring (issue #4).
 void apply_probe(const std::string& sysfs_root, const DataContext& data, ScoreOptions& options);

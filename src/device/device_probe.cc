@@ -33,6 +33,28 @@
 // from sysfs (or stay unknown) and a warning says so.
 //
 // The library is never dlclose()d: ROCm's runtime starts threads and registers exit handlers.
+//
+// NVML
+// ----
+// libnvidia-ml.so.1 is dlopen()ed the same way (no build-time dependency; the prototypes are
+// declared here from NVML's nvml.h). Entry points, all returning nvmlReturn_t (a C enum, int):
+//   nvmlInit_v2(void), nvmlShutdown(void)                     (required)
+//   nvmlDeviceGetCount_v2(unsigned*)                          (required)
+//   nvmlDeviceGetHandleByIndex_v2(unsigned, nvmlDevice_t*)    (required; nvmlDevice_t is opaque)
+//   nvmlErrorString(nvmlReturn_t) -> const char*              (required: names every error)
+//   nvmlDeviceGetName(nvmlDevice_t, char*, unsigned)          (96-byte buffer, NAME_V2 size)
+//   nvmlDeviceGetMemoryInfo(nvmlDevice_t, nvmlMemory_t*)      ({total, free, used} bytes)
+//   nvmlDeviceGetPciInfo_v3(nvmlDevice_t, nvmlPciInfo_t*)
+//   nvmlDeviceGetUUID(nvmlDevice_t, char*, unsigned)          (96-byte buffer, UUID_V2 size)
+//   nvmlSystemGetDriverVersion(char*, unsigned)               (80-byte buffer)
+//   nvmlSystemGetCudaDriverVersion_v2(int*)                   (1000 x major + 10 x minor)
+//   nvmlDeviceGetMaxClockInfo(nvmlDevice_t, nvmlClockType_t, unsigned*)  (NVML_CLOCK_SM = 1; MHz)
+//   nvmlDeviceGetPowerManagementLimit(nvmlDevice_t, unsigned*)           (milliwatts)
+// nvmlPciInfo_t (nvml.h since the 2.285 API; the layout _v2 and _v3 fill):
+//   char busIdLegacy[16]; unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
+//   char busId[32];
+// pciDeviceId holds the device id in its high 16 bits and the vendor id (0x10de) in its low 16.
+// The optional entry points may be missing from an old driver: their answers stay empty.
 
 #include "mlperf/device/device_probe.h"
 
@@ -93,6 +115,42 @@ std::vector<std::string> default_hip_libraries() {
   return {"libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5",
           "/opt/rocm/lib/libamdhip64.so"};
 }
+
+// --- NVML ------------------------------------------------------------------------------------
+
+constexpr int kNvmlSuccess = 0;
+constexpr int kNvmlClockSm = 1;  // NVML_CLOCK_SM
+constexpr unsigned kNvidiaVendorId = 0x10DE;
+
+struct NvmlMemory {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+
+struct NvmlPciInfo {
+  char bus_id_legacy[16];
+  unsigned domain;
+  unsigned bus;
+  unsigned device;
+  unsigned pci_device_id;
+  unsigned pci_subsystem_id;
+  char bus_id[32];
+};
+static_assert(sizeof(NvmlPciInfo) == 68, "nvmlPciInfo_t is 68 bytes");
+
+using NvmlDeviceHandle = void*;  // nvmlDevice_t: an opaque pointer
+using NvmlVoid = int (*)();
+using NvmlGetCount = int (*)(unsigned*);
+using NvmlGetHandle = int (*)(unsigned, NvmlDeviceHandle*);
+using NvmlErrorString = const char* (*)(int);
+using NvmlGetText = int (*)(NvmlDeviceHandle, char*, unsigned);
+using NvmlGetMemory = int (*)(NvmlDeviceHandle, NvmlMemory*);
+using NvmlGetPci = int (*)(NvmlDeviceHandle, NvmlPciInfo*);
+using NvmlSystemText = int (*)(char*, unsigned);
+using NvmlSystemInt = int (*)(int*);
+using NvmlGetClock = int (*)(NvmlDeviceHandle, int, unsigned*);
+using NvmlGetUnsigned = int (*)(NvmlDeviceHandle, unsigned*);
 
 // --- sysfs ---------------------------------------------------------------------------------
 
@@ -208,6 +266,8 @@ std::optional<DrmDevice> drm_for_node(const fs::path& root, const KfdNode& node)
 const char* kHip = "HIP runtime";
 const char* kKfd = "sysfs (KFD)";
 const char* kDrm = "sysfs (DRM)";
+const char* kNvml = "NVML";
+const char* kPci = "sysfs (PCI)";
 
 std::string partition_mode(int partitions) {
   switch (partitions) {
@@ -227,6 +287,233 @@ double gib(std::uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 
 std::string hip_version_text(int v) {
   if (v <= 0) return std::to_string(v);
   return fmt::format("{}.{}.{}", v / 10000000, (v / 100000) % 100, v % 100000);
+}
+
+std::string cuda_version_text(int v) {
+  if (v <= 0) return std::to_string(v);
+  return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
+}
+
+std::string nvml_error_text(const char* (*error_string)(int), int code) {
+  const char* text = error_string ? error_string(code) : nullptr;
+  return text ? fmt::format("{} (NVML error {})", text, code) : fmt::format("NVML error {}", code);
+}
+
+std::string normalize_pci_bus_id(std::string_view bus_id) {
+  std::string s = lower(trim(bus_id));
+  // "00000000:18:00.0": keep the last four domain digits when the others are zeros.
+  if (s.size() == 16 && s[8] == ':' && s[11] == ':' && s[14] == '.' && s.compare(0, 4, "0000") == 0) {
+    s = s.substr(4);
+  }
+  return s;
+}
+
+NvmlStatus query_nvml(const ProbeOptions& options, std::vector<NvmlDevice>& devices,
+                      std::vector<std::string>& warnings) {
+  NvmlStatus status;
+  devices.clear();
+  if (!options.use_nvml) return status;
+
+  std::string name = "libnvidia-ml.so.1";
+  if (options.nvml_library) {
+    name = options.nvml_library->string();
+  } else if (const char* env = std::getenv("MLPERF_SCORE_NVML_LIBRARY"); env != nullptr && *env != '\0') {
+    name = env;
+  }
+  status.library = name;
+  ::dlerror();
+  void* handle = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* err = ::dlerror();
+    status.state = NvmlState::kNotInstalled;
+    status.message = err ? err : name + ": cannot open";
+    return status;
+  }
+
+  auto init = resolve<NvmlVoid>(handle, "nvmlInit_v2");
+  auto shutdown = resolve<NvmlVoid>(handle, "nvmlShutdown");
+  auto get_count = resolve<NvmlGetCount>(handle, "nvmlDeviceGetCount_v2");
+  auto get_handle = resolve<NvmlGetHandle>(handle, "nvmlDeviceGetHandleByIndex_v2");
+  auto error_string = resolve<NvmlErrorString>(handle, "nvmlErrorString");
+  auto get_name = resolve<NvmlGetText>(handle, "nvmlDeviceGetName");
+  auto get_memory = resolve<NvmlGetMemory>(handle, "nvmlDeviceGetMemoryInfo");
+  auto get_pci = resolve<NvmlGetPci>(handle, "nvmlDeviceGetPciInfo_v3");
+  auto get_uuid = resolve<NvmlGetText>(handle, "nvmlDeviceGetUUID");
+  auto driver_version = resolve<NvmlSystemText>(handle, "nvmlSystemGetDriverVersion");
+  auto cuda_version = resolve<NvmlSystemInt>(handle, "nvmlSystemGetCudaDriverVersion_v2");
+  auto max_clock = resolve<NvmlGetClock>(handle, "nvmlDeviceGetMaxClockInfo");
+  auto power_limit = resolve<NvmlGetUnsigned>(handle, "nvmlDeviceGetPowerManagementLimit");
+
+  if (init) {
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(init), &info) != 0 && info.dli_fname != nullptr) {
+      status.library = info.dli_fname;
+    }
+  }
+  std::vector<std::string> missing;
+  if (!init) missing.emplace_back("nvmlInit_v2");
+  if (!shutdown) missing.emplace_back("nvmlShutdown");
+  if (!get_count) missing.emplace_back("nvmlDeviceGetCount_v2");
+  if (!get_handle) missing.emplace_back("nvmlDeviceGetHandleByIndex_v2");
+  if (!error_string) missing.emplace_back("nvmlErrorString");
+  if (!missing.empty()) {
+    status.state = NvmlState::kUnusable;
+    status.message = fmt::format("entry point{} {} not found", missing.size() == 1 ? "" : "s", fmt::join(missing, ", "));
+    return status;
+  }
+  auto nvml_error = [&](int code) { return nvml_error_text(error_string, code); };
+
+  if (int rc = init(); rc != kNvmlSuccess) {
+    status.state = NvmlState::kUnusable;
+    status.message = "nvmlInit_v2 failed: " + nvml_error(rc);
+    return status;
+  }
+  if (driver_version) {
+    char buf[81] = {};
+    if (int e = driver_version(buf, 80); e == kNvmlSuccess) {
+      status.driver_version = trim(buf);
+    } else {
+      warnings.push_back("NVML: nvmlSystemGetDriverVersion failed: " + nvml_error(e));
+    }
+  }
+  if (cuda_version) {
+    int v = 0;
+    if (int e = cuda_version(&v); e == kNvmlSuccess && v > 0) {
+      status.cuda_driver_version = v;
+    } else if (e != kNvmlSuccess) {
+      warnings.push_back("NVML: nvmlSystemGetCudaDriverVersion_v2 failed: " + nvml_error(e));
+    }
+  }
+  unsigned count = 0;
+  if (int rc = get_count(&count); rc != kNvmlSuccess) {
+    status.state = NvmlState::kUnusable;
+    status.message = "nvmlDeviceGetCount_v2 failed: " + nvml_error(rc);
+    if (int e = shutdown(); e != kNvmlSuccess) warnings.push_back("NVML: nvmlShutdown failed: " + nvml_error(e));
+    return status;
+  }
+  status.state = NvmlState::kLoaded;
+  status.device_count = static_cast<int>(count);
+  if (count == 0) status.message = "no device";
+
+  for (unsigned i = 0; i < count; ++i) {
+    NvmlDeviceHandle device = nullptr;
+    if (int e = get_handle(i, &device); e != kNvmlSuccess) {
+      warnings.push_back(fmt::format("NVML device {}: nvmlDeviceGetHandleByIndex_v2 failed: {}; left out", i, nvml_error(e)));
+      continue;
+    }
+    NvmlDevice d;
+    d.index = static_cast<int>(i);
+    auto failed = [&](const char* function, int e) {
+      warnings.push_back(fmt::format("NVML device {}: {} failed: {}", i, function, nvml_error(e)));
+    };
+    if (get_name) {
+      char buf[97] = {};
+      if (int e = get_name(device, buf, 96); e == kNvmlSuccess) {
+        d.name = trim(buf);
+      } else {
+        failed("nvmlDeviceGetName", e);
+      }
+    }
+    if (get_pci) {
+      NvmlPciInfo pci{};
+      if (int e = get_pci(device, &pci); e == kNvmlSuccess) {
+        pci.bus_id[sizeof pci.bus_id - 1] = '\0';
+        d.pci_bus_id = normalize_pci_bus_id(pci.bus_id);
+        if ((pci.pci_device_id & 0xFFFFu) == kNvidiaVendorId) d.pci_device_id = pci.pci_device_id >> 16;
+      } else {
+        failed("nvmlDeviceGetPciInfo_v3", e);
+      }
+    }
+    if (get_memory) {
+      NvmlMemory memory{};
+      if (int e = get_memory(device, &memory); e == kNvmlSuccess) {
+        d.memory_bytes = memory.total;
+      } else {
+        failed("nvmlDeviceGetMemoryInfo", e);
+      }
+    }
+    if (get_uuid) {
+      char buf[97] = {};
+      if (int e = get_uuid(device, buf, 96); e == kNvmlSuccess) {
+        d.uuid = trim(buf);
+      } else {
+        failed("nvmlDeviceGetUUID", e);
+      }
+    }
+    if (max_clock) {
+      unsigned mhz = 0;
+      if (int e = max_clock(device, kNvmlClockSm, &mhz); e == kNvmlSuccess) {
+        d.sm_clock_max_mhz = mhz;
+      } else {
+        failed("nvmlDeviceGetMaxClockInfo(NVML_CLOCK_SM)", e);
+      }
+    }
+    if (power_limit) {
+      unsigned mw = 0;
+      if (int e = power_limit(device, &mw); e == kNvmlSuccess) {
+        d.power_limit_mw = mw;
+      } else {
+        failed("nvmlDeviceGetPowerManagementLimit", e);
+      }
+    }
+    devices.push_back(std::move(d));
+  }
+  if (int e = shutdown(); e != kNvmlSuccess) warnings.push_back("NVML: nvmlShutdown failed: " + nvml_error(e));
+  return status;
+}
+
+std::vector<NvidiaPciDevice> read_nvidia_pci_devices(const fs::path& sysfs_root) {
+  std::vector<NvidiaPciDevice> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(sysfs_root / "bus/pci/devices", ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& dir = it->path();
+    auto vendor_text = read_text(dir / "vendor");
+    auto device_text = read_text(dir / "device");
+    auto class_text = read_text(dir / "class");
+    if (!vendor_text || !device_text || !class_text) continue;
+    auto vendor = parse_hex_id(*vendor_text);
+    auto device = parse_hex_id(*device_text);
+    std::string c = trim(*class_text);
+    unsigned long pci_class = 0;
+    try {
+      std::size_t used = 0;
+      pci_class = std::stoul(c, &used, 16);
+      if (used != c.size()) continue;
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (vendor != kNvidiaVendorId || !device || (pci_class >> 16) != 0x03) continue;
+    out.push_back({lower(dir.filename().string()), *device, static_cast<unsigned>(pci_class)});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const NvidiaPciDevice& a, const NvidiaPciDevice& b) { return a.pci_bus_id < b.pci_bus_id; });
+  return out;
+}
+
+NvidiaMatch match_nvidia_gpu(const PlatformTable& table, std::optional<unsigned> pci_device_id,
+                             const std::string& nvml_name, std::uint64_t memory_bytes) {
+  if (pci_device_id) {
+    for (const auto& g : table.nvidia_gpus) {
+      const auto& ids = g.platform.pci_device_ids;
+      if (std::find(ids.begin(), ids.end(), *pci_device_id) != ids.end()) return {&g, "PCI device id"};
+    }
+  }
+  std::string wanted = lower(trim(nvml_name));
+  if (wanted.empty()) return {};
+  const NvidiaGpu* best = nullptr;
+  double best_distance = 0;
+  for (const auto& g : table.nvidia_gpus) {
+    for (const auto& n : g.nvml_names) {
+      if (lower(trim(n)) != wanted) continue;
+      double distance = memory_bytes > 0 ? std::fabs(gib(memory_bytes) - g.platform.memory_gb) : 0;
+      if (best == nullptr || distance < best_distance) {
+        best = &g;
+        best_distance = distance;
+      }
+    }
+  }
+  if (best) return {best, "marketing name"};
+  return {};
 }
 
 HipStatus query_hip_runtime(const ProbeOptions& options, std::vector<HipDevice>& devices,
@@ -468,6 +755,40 @@ std::string ProbeResult::platform() const {
   return names.size() == 1 ? *names.begin() : std::string();
 }
 
+namespace {
+
+// "8 AMD GPUs from sysfs: MI355X", "8 AMD GPU devices on 1 physical GPU, CPX mode from sysfs:
+// MI300X", "2 NVIDIA GPUs from NVML: NVIDIA H100-SXM5-80GB": the devices of one vendor.
+std::string vendor_summary(const std::vector<const ProbedDevice*>& devices, const std::string& vendor) {
+  std::set<std::string> names;
+  std::set<int> physical;
+  int unknown = 0;
+  for (const ProbedDevice* d : devices) {
+    physical.insert(d->physical_gpu);
+    if (d->platform.empty()) {
+      ++unknown;
+    } else {
+      names.insert(d->platform);
+    }
+  }
+  std::string platforms = names.empty() ? std::string("no known platform") : fmt::format("{}", fmt::join(names, ", "));
+  if (!names.empty() && unknown > 0) platforms += fmt::format(" and {} unknown", unknown);
+  const std::size_t n = devices.size();
+  const int physical_gpus = static_cast<int>(physical.size());
+  const std::string& source = devices.front()->source;
+  std::string where = source == kHip ? "the HIP runtime" : source;
+  if (physical_gpus == static_cast<int>(n)) {
+    return fmt::format("{} {} GPU{} from {}: {}", n, vendor, n == 1 ? "" : "s", where, platforms);
+  }
+  std::set<int> counts;
+  for (const ProbedDevice* d : devices) counts.insert(d->partitions);
+  std::string mode = counts.size() == 1 ? fmt::format(", {} mode", partition_mode(*counts.begin())) : "";
+  return fmt::format("{} {} GPU devices on {} physical GPU{}{} from {}: {}", n, vendor, physical_gpus,
+                     physical_gpus == 1 ? "" : "s", mode, where, platforms);
+}
+
+}  // namespace
+
 std::string ProbeResult::summary() const {
   if (devices.empty()) {
     std::string hip_part;
@@ -484,29 +805,28 @@ std::string ProbeResult::summary() const {
     std::string sysfs_part = !sysfs_read    ? "sysfs not read"
                              : !kfd_present ? "no KFD nodes"
                                             : fmt::format("KFD lists {} node{}, no GPU", kfd_nodes, kfd_nodes == 1 ? "" : "s");
-    return fmt::format("no AMD GPU found ({}; {})", hip_part, sysfs_part);
-  }
-  std::set<std::string> names;
-  int unknown = 0;
-  for (const auto& d : devices) {
-    if (d.platform.empty()) {
-      ++unknown;
-    } else {
-      names.insert(d.platform);
+    std::string nvml_part;
+    switch (nvml.state) {
+      case NvmlState::kNotTried: nvml_part = "NVML not used"; break;
+      case NvmlState::kNotInstalled: nvml_part = "NVML not installed"; break;
+      case NvmlState::kUnusable: nvml_part = "NVML unusable: " + nvml.message; break;
+      case NvmlState::kLoaded:
+        nvml_part = nvml.driver_version.empty() ? std::string("NVML loaded, no device")
+                                                : fmt::format("NVML (driver {}) loaded, no device", nvml.driver_version);
+        break;
     }
+    std::string pci_part = sysfs_read ? "; no NVIDIA PCI device" : "";
+    return fmt::format("no GPU found ({}; {}; {}{})", hip_part, sysfs_part, nvml_part, pci_part);
   }
-  std::string platforms = names.empty() ? std::string("no known platform") : fmt::format("{}", fmt::join(names, ", "));
-  if (!names.empty() && unknown > 0) platforms += fmt::format(" and {} unknown", unknown);
-  const std::size_t n = devices.size();
-  std::string where = source == kHip ? "the HIP runtime" : source;
-  if (physical_gpus == static_cast<int>(n)) {
-    return fmt::format("{} AMD GPU{} from {}: {}", n, n == 1 ? "" : "s", where, platforms);
+  std::vector<std::string> parts;
+  for (const char* vendor : {"AMD", "NVIDIA"}) {
+    std::vector<const ProbedDevice*> of_vendor;
+    for (const auto& d : devices) {
+      if (d.vendor == vendor) of_vendor.push_back(&d);
+    }
+    if (!of_vendor.empty()) parts.push_back(vendor_summary(of_vendor, vendor));
   }
-  std::set<int> counts;
-  for (const auto& d : devices) counts.insert(d.partitions);
-  std::string mode = counts.size() == 1 ? fmt::format(", {} mode", partition_mode(*counts.begin())) : "";
-  return fmt::format("{} AMD GPU devices on {} physical GPU{}{} from {}: {}", n, physical_gpus,
-                     physical_gpus == 1 ? "" : "s", mode, where, platforms);
+  return fmt::format("{}", fmt::join(parts, "; "));
 }
 
 namespace {
@@ -702,9 +1022,95 @@ ProbeResult probe_devices(const ProbeOptions& options, const PlatformTable& tabl
       }
     }
     for (auto& d : r.devices) map_platform(d, table, r.warnings);
-    r.physical_gpus = group_partitions(r.devices);
   } catch (const std::exception& e) {
     r.warnings.push_back(fmt::format("probe failed: {}", e.what()));
+  }
+  const std::string amd_source = r.source;
+
+  // NVIDIA: NVML, else the PCI devices in sysfs.
+  std::vector<NvmlDevice> nvml_devices;
+  try {
+    r.nvml = query_nvml(options, nvml_devices, r.warnings);
+  } catch (const std::exception& e) {
+    r.nvml.state = NvmlState::kUnusable;
+    r.nvml.message = e.what();
+    nvml_devices.clear();
+  }
+  std::string nvidia_source;
+  try {
+    std::vector<NvidiaPciDevice> pci;
+    if (options.use_sysfs) pci = read_nvidia_pci_devices(options.sysfs_root);
+    r.nvidia_pci_devices = static_cast<int>(pci.size());
+    std::vector<ProbedDevice> nvidia;
+    if (!nvml_devices.empty()) {
+      nvidia_source = kNvml;
+      for (const auto& n : nvml_devices) {
+        ProbedDevice d;
+        d.index = n.index;
+        d.vendor = "NVIDIA";
+        d.source = kNvml;
+        d.marketing_name = n.name;
+        if (!n.name.empty()) d.field_sources["name"] = kNvml;
+        d.pci_bus_id = n.pci_bus_id;
+        d.pci_device_id = n.pci_device_id;
+        if (n.pci_device_id) d.field_sources["pci_device_id"] = kNvml;
+        d.memory_bytes = n.memory_bytes;
+        if (n.memory_bytes > 0) d.field_sources["memory"] = kNvml;
+        d.uuid = n.uuid;
+        d.sm_clock_max_mhz = n.sm_clock_max_mhz;
+        d.power_limit_mw = n.power_limit_mw;
+        if (!d.pci_device_id && !n.pci_bus_id.empty() && options.use_sysfs) {
+          for (const auto& p : pci) {
+            if (p.pci_bus_id == n.pci_bus_id) {
+              d.pci_device_id = p.device_id;
+              d.field_sources["pci_device_id"] = kPci;
+            }
+          }
+        }
+        nvidia.push_back(std::move(d));
+      }
+    } else if (!pci.empty()) {
+      nvidia_source = "sysfs";
+      if (r.nvml.state == NvmlState::kLoaded && options.sysfs_root == "/sys") {
+        r.warnings.push_back(fmt::format(
+            "NVML found no device but sysfs lists {} NVIDIA GPU(s) (driver not bound? CUDA_VISIBLE_DEVICES does not "
+            "hide devices from NVML); listing them from sysfs",
+            pci.size()));
+      }
+      for (const auto& p : pci) {
+        ProbedDevice d;
+        d.index = static_cast<int>(nvidia.size());
+        d.vendor = "NVIDIA";
+        d.source = "sysfs";
+        d.pci_bus_id = p.pci_bus_id;
+        d.pci_device_id = p.device_id;
+        d.field_sources["pci_device_id"] = kPci;
+        nvidia.push_back(std::move(d));
+      }
+    }
+    if (!nvidia.empty() && table.nvidia_gpus.empty()) {
+      r.warnings.push_back("no NVIDIA GPU table (configs/nvidia_gpus.json) loaded: NVIDIA devices map to no platform");
+    }
+    for (auto& d : nvidia) {
+      NvidiaMatch m = match_nvidia_gpu(table, d.pci_device_id, d.marketing_name, d.memory_bytes);
+      if (!m.gpu) continue;
+      d.platform = m.gpu->platform.name;
+      d.platform_basis = m.basis;
+      d.field_sources["platform"] = "configs/nvidia_gpus.json (" + m.basis + ")";
+      if (d.marketing_name.empty() && !m.gpu->pci_ids_name.empty()) {
+        d.marketing_name = m.gpu->pci_ids_name;
+        d.field_sources["name"] = "configs/nvidia_gpus.json (pci.ids)";
+      }
+    }
+    for (auto& d : nvidia) r.devices.push_back(std::move(d));
+  } catch (const std::exception& e) {
+    r.warnings.push_back(fmt::format("probe failed: {}", e.what()));
+  }
+  r.physical_gpus = group_partitions(r.devices);
+  if (!amd_source.empty() && !nvidia_source.empty() && amd_source != nvidia_source) {
+    r.source = amd_source + ", " + nvidia_source;
+  } else {
+    r.source = amd_source.empty() ? nvidia_source : amd_source;
   }
   return r;
 }
@@ -725,7 +1131,10 @@ std::optional<PlatformTag> probe_platform_tag(const ProbeResult& result, std::ve
     }
   }
   if (names.empty()) {
-    warnings.push_back(fmt::format("probe: {} AMD GPU device(s) found, none of a known platform", result.devices.size()));
+    std::set<std::string> vendors;
+    for (const auto& d : result.devices) vendors.insert(d.vendor);
+    warnings.push_back(fmt::format("probe: {} {} GPU device(s) found, none of a known platform", result.devices.size(),
+                                   fmt::join(vendors, " and ")));
     return std::nullopt;
   }
   if (names.size() > 1) {

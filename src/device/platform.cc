@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -29,18 +30,81 @@ nlohmann::json read_json(const std::filesystem::path& file, const char* what) {
   }
 }
 
+// Whether `needle` (upper case) occurs in `haystack` (upper case) ending a word: followed by
+// the end of the text or by a character that is neither a letter nor a digit.
+bool contains_word_end(const std::string& haystack, const std::string& needle) {
+  if (needle.empty()) return false;
+  for (std::size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) {
+    std::size_t end = at + needle.size();
+    if (end == haystack.size() || !std::isalnum(static_cast<unsigned char>(haystack[end]))) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 const PlatformInfo* PlatformTable::match(std::string_view text) const {
   std::string haystack = upper(text);
   const PlatformInfo* best = nullptr;
+  std::size_t best_length = 0;
   for (const auto& p : platforms) {
-    if (haystack.find(upper(p.name)) != std::string::npos &&
-        (best == nullptr || p.name.size() > best->name.size())) {
+    if (haystack.find(upper(p.name)) != std::string::npos && (best == nullptr || p.name.size() > best_length)) {
       best = &p;
+      best_length = p.name.size();
+    }
+  }
+  for (const auto& g : nvidia_gpus) {
+    std::vector<std::string> spellings = g.aliases;
+    spellings.push_back(g.platform.name);
+    for (const auto& spelling : spellings) {
+      if (contains_word_end(haystack, upper(spelling)) && (best == nullptr || spelling.size() > best_length)) {
+        best = &g.platform;
+        best_length = spelling.size();
+      }
     }
   }
   return best;
+}
+
+std::vector<NvidiaGpu> PlatformTable::load_nvidia_gpus(const std::filesystem::path& file) {
+  nlohmann::json doc = read_json(file, "NVIDIA GPU table");
+  std::vector<NvidiaGpu> gpus;
+  std::map<unsigned, std::string> owner;
+  try {
+    auto strings = [](const nlohmann::json& j, const char* key) {
+      std::vector<std::string> out;
+      for (const auto& s : j.value(key, nlohmann::json::array())) out.push_back(s.get<std::string>());
+      return out;
+    };
+    for (const auto& j : doc.at("gpus")) {
+      NvidiaGpu g;
+      g.platform.name = j.at("name").get<std::string>();
+      if (g.platform.name.rfind("NVIDIA ", 0) != 0) {
+        throw std::runtime_error(fmt::format("GPU name \"{}\" does not start \"NVIDIA \"", g.platform.name));
+      }
+      g.platform.vendor = "NVIDIA";
+      g.platform.memory_gb = j.at("memory_gb").get<double>();
+      for (const auto& id : j.at("pci_device_ids")) {
+        std::string text = id.get<std::string>();
+        std::size_t used = 0;
+        unsigned long v = std::stoul(text, &used, 16);
+        if (used != text.size() || v > 0xFFFFu) throw std::runtime_error(fmt::format("bad PCI device id \"{}\"", text));
+        auto [it, inserted] = owner.emplace(static_cast<unsigned>(v), g.platform.name);
+        if (!inserted) {
+          throw std::runtime_error(
+              fmt::format("PCI device id {} is listed for both {} and {}", text, it->second, g.platform.name));
+        }
+        g.platform.pci_device_ids.push_back(static_cast<unsigned>(v));
+      }
+      g.nvml_names = strings(j, "nvml_names");
+      g.aliases = strings(j, "aliases");
+      g.pci_ids_name = j.value("pci_ids_name", "");
+      gpus.push_back(std::move(g));
+    }
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{}: {}", file.string(), e.what()));
+  }
+  return gpus;
 }
 
 PlatformTable PlatformTable::load(const std::filesystem::path& file) {
@@ -61,6 +125,12 @@ PlatformTable PlatformTable::load(const std::filesystem::path& file) {
     }
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: {}", file.string(), e.what()));
+  }
+  std::filesystem::path nvidia = file.parent_path() / "nvidia_gpus.json";
+  std::error_code ec;
+  if (std::filesystem::exists(nvidia, ec)) {
+    table.nvidia_gpus = load_nvidia_gpus(nvidia);
+    table.nvidia_gpus_file = nvidia;
   }
   return table;
 }

@@ -24,10 +24,12 @@ using testing::write_file;
 
 std::string sysfs(const char* tree) { return q(source_dir() / "tests/data/sysfs" / tree); }
 
-// The binary with a chosen HIP library ("/nonexistent" = none) and the fake knobs cleared.
+// The binary with a chosen HIP library ("/nonexistent" = none), no NVML (whatever the host has)
+// and the fake knobs cleared.
 std::string mlperf_score(const std::string& hip_library) {
-  return "env -u FAKE_HIP_NO_DEVICE -u FAKE_HIP_RUNTIME_VERSION MLPERF_SCORE_HIP_LIBRARY=" + q(hip_library) + " " +
-         MLPERF_SCORE_BINARY;
+  return "env -u FAKE_HIP_NO_DEVICE -u FAKE_HIP_RUNTIME_VERSION MLPERF_SCORE_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 "
+         "MLPERF_SCORE_HIP_LIBRARY=" +
+         q(hip_library) + " " + MLPERF_SCORE_BINARY;
 }
 
 const std::string kNoHip = "/nonexistent/libamdhip64.so";
@@ -37,7 +39,11 @@ TEST(CliProbe, WithoutHipLibraryOrKfdSaysSoAndExitsZero) {
   auto r = run_command(mlperf_score(kNoHip) + " probe --sysfs-root " + q(empty.path()) + " 2>&1");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("HIP runtime  not installed (/nonexistent/libamdhip64.so: "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("no AMD GPU found (HIP runtime not installed; no KFD nodes)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NVML         not installed (/nonexistent/libnvidia-ml.so.1: "), std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find("no GPU found (HIP runtime not installed; no KFD nodes; NVML not installed; no NVIDIA PCI device)"),
+      std::string::npos)
+      << r.out;
 }
 
 TEST(CliProbe, FakeHipLibraryThroughTheEnvironment) {
@@ -50,6 +56,9 @@ TEST(CliProbe, FakeHipLibraryThroughTheEnvironment) {
   EXPECT_EQ(doc["source"], "HIP runtime");
   ASSERT_EQ(doc["devices"].size(), 2u);
   EXPECT_EQ(doc["devices"][0]["name"], "AMD Instinct MI300X");
+  EXPECT_EQ(doc["devices"][0]["vendor"], "AMD");
+  EXPECT_FALSE(doc["devices"][0].contains("uuid"));  // NVIDIA's fields only on NVIDIA devices
+  EXPECT_EQ(doc["nvml"]["state"], "not installed");
   EXPECT_EQ(doc["devices"][0]["platform"], "MI300X");
   EXPECT_EQ(doc["devices"][0]["pci_device_id"], "0x74a1");
   EXPECT_EQ(doc["devices"][0]["compute_units"], 304);
@@ -62,11 +71,15 @@ TEST(CliProbe, FakeHipLibraryThroughTheEnvironment) {
 
 TEST(CliProbe, FakeHipWithoutDeviceSaysTheRuntimeLoaded) {
   TempDir empty;
-  auto r = run_command("FAKE_HIP_NO_DEVICE=1 MLPERF_SCORE_HIP_LIBRARY=" + q(MLPERF_SCORE_FAKE_HIP) + " " +
-                       MLPERF_SCORE_BINARY + " probe --sysfs-root " + q(empty.path()) + " 2>&1");
+  auto r = run_command("FAKE_HIP_NO_DEVICE=1 MLPERF_SCORE_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 "
+                       "MLPERF_SCORE_HIP_LIBRARY=" +
+                       q(MLPERF_SCORE_FAKE_HIP) + " " + MLPERF_SCORE_BINARY + " probe --sysfs-root " + q(empty.path()) +
+                       " 2>&1");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("no device (hipErrorNoDevice = 100)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("no AMD GPU found (HIP runtime 6.4.43483 loaded, no device; no KFD nodes)"), std::string::npos)
+  EXPECT_NE(r.out.find("no GPU found (HIP runtime 6.4.43483 loaded, no device; no KFD nodes; NVML not installed; no "
+                       "NVIDIA PCI device)"),
+            std::string::npos)
       << r.out;
 }
 
@@ -157,7 +170,8 @@ TEST(CliScoreProbe, DifferentPlatformWarnsAndNoGpuNeverAborts) {
   auto none = run_command(mlperf_score(kNoHip) + " score --probe --sysfs-root " + q(empty.path()) + " " +
                           q(example_system() / "llama31_8b") + " 2>&1 >/dev/null");
   EXPECT_EQ(none.status, 0);
-  EXPECT_NE(none.out.find("warning: probe: no AMD GPU found (HIP runtime not installed; no KFD nodes)"),
+  EXPECT_NE(none.out.find("warning: probe: no GPU found (HIP runtime not installed; no KFD nodes; NVML not installed; "
+                           "no NVIDIA PCI device)"),
             std::string::npos)
       << none.out;
 }

@@ -26,6 +26,8 @@ using testing::write_file;
 std::filesystem::path sysfs(const char* tree) { return source_dir() / "tests/data/sysfs" / tree; }
 
 const char* kFakeHip = MLPERF_SCORE_FAKE_HIP;
+// The AMD tests run as on a node without NVIDIA's library, even where one is installed.
+const char* kNoNvml = "/nonexistent/libnvidia-ml.so.1";
 
 // Sets (or unsets, with nullptr) an environment variable for one scope.
 class ScopedEnv {
@@ -65,18 +67,20 @@ class DeviceProbeTest : public ::testing::Test {
  protected:
   PlatformTable table = PlatformTable::load(source_dir() / "configs/platforms.json");
 
-  // Options reading only the given sysfs tree (no HIP runtime).
+  // Options reading only the given sysfs tree (no HIP runtime; NVML absent, whatever the host has).
   static ProbeOptions sysfs_only(const std::filesystem::path& root) {
     ProbeOptions o;
     o.sysfs_root = root;
     o.use_hip = false;
+    o.nvml_library = kNoNvml;
     return o;
   }
-  // Options loading the stand-in HIP runtime; sysfs from `root`.
+  // Options loading the stand-in HIP runtime; sysfs from `root`; NVML absent.
   static ProbeOptions fake_hip(const std::filesystem::path& root) {
     ProbeOptions o;
     o.sysfs_root = root;
     o.hip_library = kFakeHip;
+    o.nvml_library = kNoNvml;
     return o;
   }
 };
@@ -184,6 +188,7 @@ TEST_F(DeviceProbeTest, SysfsMI300X) {
   }
   EXPECT_EQ(r.devices[1].kfd_node, 2);
   EXPECT_EQ(r.devices[1].pci_bus_id, "0000:22:00.0");
+  EXPECT_EQ(r.devices[1].vendor, "AMD");
   EXPECT_EQ(r.platform(), "MI300X");
   EXPECT_EQ(r.summary(), "2 AMD GPUs from sysfs: MI300X");
 }
@@ -284,18 +289,19 @@ TEST_F(DeviceProbeTest, DrmOnlyWhenKfdIsAbsent) {
 TEST_F(DeviceProbeTest, NoGpuOutcomesSayWhy) {
   TempDir empty;
   EXPECT_EQ(probe_devices(sysfs_only(sysfs("cpu_only")), table).summary(),
-            "no AMD GPU found (HIP runtime not used; KFD lists 1 node, no GPU)");
+            "no GPU found (HIP runtime not used; KFD lists 1 node, no GPU; NVML not installed; no NVIDIA PCI device)");
   ProbeOptions absent = sysfs_only(empty.path());
   absent.use_hip = true;
   absent.hip_library = "/nonexistent/libamdhip64.so";
   ProbeResult r = probe_devices(absent, table);
   EXPECT_EQ(r.hip.state, HipState::kNotInstalled);
   EXPECT_NE(r.hip.message.find("/nonexistent/libamdhip64.so"), std::string::npos) << r.hip.message;
-  EXPECT_EQ(r.summary(), "no AMD GPU found (HIP runtime not installed; no KFD nodes)");
+  EXPECT_EQ(r.summary(), "no GPU found (HIP runtime not installed; no KFD nodes; NVML not installed; no NVIDIA PCI device)");
   std::vector<std::string> warnings;
   EXPECT_FALSE(probe_platform_tag(r, warnings).has_value());
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings[0], "probe: no AMD GPU found (HIP runtime not installed; no KFD nodes)");
+  EXPECT_EQ(warnings[0],
+            "probe: no GPU found (HIP runtime not installed; no KFD nodes; NVML not installed; no NVIDIA PCI device)");
 }
 
 TEST_F(DeviceProbeTest, LibraryWithoutHipEntryPointsIsUnusableNotFatal) {
@@ -306,7 +312,9 @@ TEST_F(DeviceProbeTest, LibraryWithoutHipEntryPointsIsUnusableNotFatal) {
   EXPECT_EQ(r.hip.state, HipState::kUnusable);
   EXPECT_NE(r.hip.message.find("hipGetDeviceCount"), std::string::npos);
   EXPECT_TRUE(r.devices.empty());
-  EXPECT_EQ(r.summary(), "no AMD GPU found (HIP runtime unusable: entry point hipGetDeviceCount not found; no KFD nodes)");
+  EXPECT_EQ(r.summary(),
+            "no GPU found (HIP runtime unusable: entry point hipGetDeviceCount not found; no KFD nodes; NVML not "
+            "installed; no NVIDIA PCI device)");
 }
 
 TEST_F(DeviceProbeTest, FakeHipRuntimeThroughTheEnvironmentVariable) {
@@ -316,6 +324,7 @@ TEST_F(DeviceProbeTest, FakeHipRuntimeThroughTheEnvironmentVariable) {
   ScopedEnv none("FAKE_HIP_NO_DEVICE", nullptr);
   ProbeOptions o;
   o.sysfs_root = empty.path();  // HIP only: nothing in sysfs
+  o.nvml_library = kNoNvml;
   int calls_before = fake_attribute_calls();
   ProbeResult r = probe_devices(o, table);
   EXPECT_EQ(fake_attribute_calls() - calls_before, 4);  // 2 devices × (CUs, device id)
@@ -392,7 +401,8 @@ TEST_F(DeviceProbeTest, HipWithoutDeviceFallsBackToSysfs) {
   EXPECT_EQ(r.platform(), "MI355X");
   TempDir empty;
   EXPECT_EQ(probe_devices(fake_hip(empty.path()), table).summary(),
-            "no AMD GPU found (HIP runtime 6.4.43483 loaded, no device; no KFD nodes)");
+            "no GPU found (HIP runtime 6.4.43483 loaded, no device; no KFD nodes; NVML not installed; no NVIDIA PCI "
+            "device)");
 }
 
 // --- `--probe` in score_training_directory -------------------------------------------

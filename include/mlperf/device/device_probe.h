@@ -1,5 +1,5 @@
 #pragma once
-// The device probe (spec/devices.md): which AMD Instinct GPUs this node holds, and the
+// The device probe (spec/devices.md): which AMD Instinct and NVIDIA GPUs this node holds, and the
 // submission platform they map to, so that `score --probe` can tag result directories whose
 // logs name no known platform (e.g. "8xSUBMISSION_PLATFORM_PLACEHOLDER") and warn when the
 // logs name a different one.
@@ -16,6 +16,15 @@
 //     <root>/class/drm/card<n>/device/... when KFD is absent). The root is injectable
 //     (ProbeOptions::sysfs_root, `--sysfs-root`) so tests run against fake trees.
 // When HIP finds devices, sysfs only completes them (gfx target, PCI device id) by PCI bus id.
+//
+// NVIDIA GPUs, independently of the AMD ones (a node may hold both), from:
+//  1. NVML (libnvidia-ml.so.1), loaded at run time with dlopen like HIP: no build-time
+//     dependency. $MLPERF_SCORE_NVML_LIBRARY (or ProbeOptions::nvml_library) names another
+//     file. nvmlInit_v2 and nvmlShutdown bracket the queries; every NVML error is named with
+//     nvmlErrorString.
+//  2. sysfs, without NVML: <root>/bus/pci/devices/*/{vendor,device,class} with vendor 0x10de and
+//     a display-controller class (0x03xxxx; NVSwitch bridges and audio functions are skipped).
+// NVIDIA devices map to platforms through configs/nvidia_gpus.json (PlatformTable::nvidia_gpus).
 // Probe problems never throw: they end up in ProbeResult::warnings and the summary.
 
 #include <cstdint>
@@ -38,7 +47,11 @@ struct ProbeOptions {
   /// The HIP runtime library to dlopen. Unset: $MLPERF_SCORE_HIP_LIBRARY when set and not
   /// empty, else the default names (see the file comment).
   std::optional<std::filesystem::path> hip_library;
+  /// The NVML library to dlopen. Unset: $MLPERF_SCORE_NVML_LIBRARY when set and not empty,
+  /// else "libnvidia-ml.so.1".
+  std::optional<std::filesystem::path> nvml_library;
   bool use_hip = true;    ///< false: do not load the HIP runtime at all
+  bool use_nvml = true;   ///< false: do not load NVML at all
   bool use_sysfs = true;  ///< false: do not read sysfs
 };
 
@@ -80,6 +93,81 @@ struct HipDevice {
 HipStatus query_hip_runtime(const ProbeOptions& options, std::vector<HipDevice>& devices,
                             std::vector<std::string>& warnings);
 
+/// What loading NVML gave.
+enum class NvmlState {
+  kNotTried,      ///< ProbeOptions::use_nvml was false
+  kNotInstalled,  ///< the library could not be opened
+  kUnusable,      ///< opened, but an entry point is missing, or nvmlInit_v2 / nvmlDeviceGetCount_v2 failed
+  kLoaded,        ///< initialized and nvmlDeviceGetCount_v2 answered (maybe with no device)
+};
+
+/// NVML's answer, before any mapping.
+struct NvmlStatus {
+  NvmlState state = NvmlState::kNotTried;
+  std::string library;  ///< the file opened (full path when known) or the name tried
+  /// dlerror() text, the missing entry point, or the failing call and its error as
+  /// "<nvmlErrorString text> (NVML error <code>)", e.g. "Driver Not Loaded (NVML error 9)".
+  std::string message;
+  std::string driver_version;  ///< nvmlSystemGetDriverVersion, e.g. "550.54.15"; "" when unknown
+  /// nvmlSystemGetCudaDriverVersion_v2: 1000×major + 10×minor (12040 = CUDA 12.4).
+  std::optional<int> cuda_driver_version;
+  int device_count = 0;  ///< what nvmlDeviceGetCount_v2 reported
+};
+
+/// "12.4" from NVML's CUDA driver version encoding (1000×major + 10×minor).
+std::string cuda_version_text(int cuda_driver_version);
+
+/// An NVML error as the probe names it: "<nvmlErrorString(code)> (NVML error <code>)", or
+/// "NVML error <code>" when `error_string` is null or returns null.
+std::string nvml_error_text(const char* (*error_string)(int), int code);
+
+/// A PCI bus id in sysfs form "dddd:bb:dd.f", lower case: NVML's "00000000:18:00.0" (eight
+/// domain digits) becomes "0000:18:00.0". Text that is not a bus id is returned lower-cased.
+std::string normalize_pci_bus_id(std::string_view bus_id);
+
+/// One device as NVML reports it (raw facts; 0/"" where a query failed).
+struct NvmlDevice {
+  int index = 0;                          ///< NVML index (nvmlDeviceGetHandleByIndex_v2)
+  std::string name;                       ///< nvmlDeviceGetName, e.g. "NVIDIA H100 80GB HBM3"
+  std::string pci_bus_id;                 ///< nvmlPciInfo_t::busId, normalized (normalize_pci_bus_id)
+  std::optional<unsigned> pci_device_id;  ///< high 16 bits of nvmlPciInfo_t::pciDeviceId, e.g. 0x2330
+  std::string uuid;                       ///< nvmlDeviceGetUUID, e.g. "GPU-5c8f…"
+  std::uint64_t memory_bytes = 0;         ///< nvmlMemory_t::total (bytes)
+  unsigned sm_clock_max_mhz = 0;          ///< nvmlDeviceGetMaxClockInfo(NVML_CLOCK_SM) (MHz)
+  unsigned power_limit_mw = 0;            ///< nvmlDeviceGetPowerManagementLimit (milliwatts)
+};
+
+/// Loads NVML (see ProbeOptions::nvml_library), calls nvmlInit_v2, lists its devices, calls
+/// nvmlShutdown. Never throws and never unloads the library. A failed per-device query is
+/// appended to `warnings` as "NVML device <i>: <function> failed: <error>" and leaves that
+/// answer empty; a device whose handle cannot be had is left out.
+NvmlStatus query_nvml(const ProbeOptions& options, std::vector<NvmlDevice>& devices,
+                      std::vector<std::string>& warnings);
+
+/// One NVIDIA PCI function from sysfs (<root>/bus/pci/devices/<bus id>).
+struct NvidiaPciDevice {
+  std::string pci_bus_id;  ///< the folder name, lower case, e.g. "0000:18:00.0"
+  unsigned device_id = 0;  ///< `device`, e.g. 0x2330
+  unsigned pci_class = 0;  ///< `class`, e.g. 0x030200 (3D controller)
+};
+
+/// The NVIDIA GPUs under <sysfs_root>/bus/pci/devices: vendor 0x10de and class 0x03xxxx
+/// (display controllers), sorted by bus id. Folders without readable vendor/device/class are
+/// skipped; a missing bus/pci/devices folder gives an empty list.
+std::vector<NvidiaPciDevice> read_nvidia_pci_devices(const std::filesystem::path& sysfs_root);
+
+/// The NVIDIA GPU model a device is (configs/nvidia_gpus.json), in this order: the PCI device id
+/// (vendor 0x10de) listed for one model; else an NVML name equal (case-insensitive, spaces
+/// trimmed) to one of a model's nvml_names, the model whose memory_gb is nearest the device's
+/// memory (read as GiB) when several share the name. Memory alone never decides (80 GB is
+/// both an A100 and an H100). basis: "PCI device id" or "marketing name"; nullptr: unknown.
+struct NvidiaMatch {
+  const NvidiaGpu* gpu = nullptr;
+  std::string basis;
+};
+NvidiaMatch match_nvidia_gpu(const PlatformTable& table, std::optional<unsigned> pci_device_id,
+                             const std::string& nvml_name, std::uint64_t memory_bytes);
+
 /// Parses a KFD `properties` file: one "key value" pair per line, value a decimal unsigned
 /// integer. Lines that do not have that shape are skipped.
 std::map<std::string, std::uint64_t> parse_kfd_properties(std::string_view text);
@@ -115,8 +203,11 @@ std::vector<KfdNode> read_kfd_nodes(const std::filesystem::path& sysfs_root, boo
 
 /// A device the probe found, with the platform it maps to.
 struct ProbedDevice {
-  int index = 0;               ///< position in the probe's list (the HIP ordinal for HIP)
-  std::string source;          ///< "HIP runtime" or "sysfs": where the device was found
+  /// Position among the devices of its vendor: the HIP ordinal for HIP, the NVML index for
+  /// NVML, the order of the list otherwise (each vendor counts from 0).
+  int index = 0;
+  std::string vendor = "AMD";  ///< "AMD" or "NVIDIA"
+  std::string source;          ///< "HIP runtime", "NVML" or "sysfs": where the device was found
   std::string marketing_name;  ///< e.g. "AMD Instinct MI355X"; "" when unknown
   std::string gfx_target;      ///< e.g. "gfx950"; "" when unknown
   std::optional<unsigned> pci_device_id;  ///< e.g. 0x75A3
@@ -124,11 +215,15 @@ struct ProbedDevice {
   int compute_units = 0;       ///< CUs of this device (of the partition when partitioned); 0 = unknown
   std::uint64_t memory_bytes = 0;  ///< device memory in bytes; 0 = unknown
   int kfd_node = -1;           ///< the KFD node it was read from or matched to; −1 = none
+  std::string uuid;            ///< NVIDIA: nvmlDeviceGetUUID; "" otherwise or unknown
+  unsigned sm_clock_max_mhz = 0;  ///< NVIDIA: maximum SM clock (MHz); 0 = unknown
+  unsigned power_limit_mw = 0;    ///< NVIDIA: power management limit (milliwatts); 0 = unknown
   std::string platform;        ///< canonical platform name (PlatformTable), "" when unknown
   std::string platform_basis;  ///< "PCI device id", "marketing name" or "memory size"
   /// Where each answer came from, by field ("name", "gfx_target", "pci_device_id",
-  /// "compute_units", "memory", "platform"): "HIP runtime", "sysfs (KFD)", "sysfs (DRM)",
-  /// "platform table" (gfx target derived from the platform) or "configs/platforms.json".
+  /// "compute_units", "memory", "platform"): "HIP runtime", "NVML", "sysfs (KFD)", "sysfs (DRM)",
+  /// "sysfs (PCI)", "platform table" (gfx target derived from the platform),
+  /// "configs/platforms.json" or "configs/nvidia_gpus.json".
   std::map<std::string, std::string> field_sources;
   int physical_gpu = 0;  ///< index of the physical GPU it belongs to (see ProbeResult)
   int partition = 0;     ///< its place among that GPU's partitions (0 when not partitioned)
@@ -153,13 +248,17 @@ PlatformMatch match_device_platform(const PlatformTable& table, std::optional<un
 /// Everything the probe found.
 struct ProbeResult {
   HipStatus hip;
+  NvmlStatus nvml;
   std::filesystem::path sysfs_root;
   bool sysfs_read = false;    ///< ProbeOptions::use_sysfs
   bool kfd_present = false;   ///< <root>/class/kfd/kfd/topology/nodes exists
   int kfd_nodes = 0;          ///< KFD nodes (CPU and GPU)
   int kfd_gpu_nodes = 0;      ///< KFD nodes that are GPUs
   int drm_amd_devices = 0;    ///< AMD (vendor 0x1002) DRM cards, read when KFD lists no GPU
-  std::string source;         ///< "HIP runtime", "sysfs" or "" (no device)
+  int nvidia_pci_devices = 0; ///< NVIDIA GPUs under <root>/bus/pci/devices (read_nvidia_pci_devices)
+  /// Where the devices came from: the AMD source ("HIP runtime" or "sysfs") then the NVIDIA
+  /// one ("NVML" or "sysfs"), those that found devices, distinct, joined by ", "; "" when none.
+  std::string source;
   std::vector<ProbedDevice> devices;
   /// Physical GPUs: devices grouped by PCI bus id (partitions of one GPU share it, as KFD
   /// reports the parent device's location for each partition); a device without a bus id
@@ -170,19 +269,22 @@ struct ProbeResult {
   /// The one platform every mapped device shares; "" when there is no mapped device or
   /// devices map to different platforms.
   std::string platform() const;
-  /// One line for people, e.g. "8 AMD GPUs (8 physical) from sysfs: MI355X" or
-  /// "no AMD GPU found (HIP runtime not installed; no KFD nodes)".
+  /// One line for people: per vendor with devices, e.g. "8 AMD GPUs from sysfs: MI355X",
+  /// "8 NVIDIA GPUs from NVML: NVIDIA H100-SXM5-80GB", joined by "; " on a mixed node; with no
+  /// device, why: "no GPU found (HIP runtime not installed; no KFD nodes; NVML not installed;
+  /// no NVIDIA PCI device)".
   std::string summary() const;
 };
 
-/// Runs the probe: the HIP runtime first; when it is missing, unusable or finds no device,
-/// sysfs. Maps each device to a platform with `table`. Never throws.
+/// Runs the probe: for AMD the HIP runtime first, sysfs when it is missing, unusable or finds no
+/// device; for NVIDIA likewise NVML, then sysfs. AMD devices come first in the list. Maps each
+/// device to a platform with `table` (NVIDIA ones through table.nvidia_gpus). Never throws.
 ProbeResult probe_devices(const ProbeOptions& options, const PlatformTable& table);
 
 /// The platform tag for `score --probe` / `check --probe`: {platform, "probe", known=true}
-/// when the probe's devices map to one platform, else nullopt. Explains itself in
-/// `warnings` (prefixed "probe: "): no device found, unknown devices, several platforms,
-/// and the probe's own warnings.
+/// when the probe's devices map to one platform (of either vendor), else nullopt. Explains
+/// itself in `warnings` (prefixed "probe: "): no device found, unknown devices, several
+/// platforms (a mixed AMD and NVIDIA node is several), and the probe's own warnings.
 std::optional<PlatformTag> probe_platform_tag(const ProbeResult& result, std::vector<std::string>& warnings);
 
 /// probe_devices then probe_platform_tag: the one call a subcommand needs. Never throws.

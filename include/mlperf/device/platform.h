@@ -22,17 +22,41 @@ struct PlatformInfo {
   int compute_units = 0;
 };
 
+/// One NVIDIA data-centre GPU model (configs/nvidia_gpus.json): how the probe recognizes it
+/// and the MLPerf-style platform name it maps to.
+struct NvidiaGpu {
+  /// The platform: name as MLPerf system descriptions write accelerator_model_name
+  /// ("NVIDIA H100-SXM5-80GB"), vendor "NVIDIA", memory_gb (GB per device, as in the name),
+  /// pci_device_ids (vendor 0x10de), no gfx target or compute units.
+  PlatformInfo platform;
+  std::vector<std::string> nvml_names;  ///< nvmlDeviceGetName answers, e.g. "NVIDIA H100 80GB HBM3"
+  std::vector<std::string> aliases;     ///< other spellings in system descriptions (matched like names)
+  std::string pci_ids_name;             ///< the PCI ID database's name, e.g. "GH100 [H100 SXM5 80GB]"
+};
+
 /// The table of known platforms.
 struct PlatformTable {
-  std::vector<PlatformInfo> platforms;
+  std::vector<PlatformInfo> platforms;  ///< AMD Instinct platforms (configs/platforms.json)
+  /// NVIDIA GPUs (configs/nvidia_gpus.json beside platforms.json; empty when that file is absent).
+  std::vector<NvidiaGpu> nvidia_gpus;
+  std::filesystem::path nvidia_gpus_file;  ///< the file nvidia_gpus came from; empty when none
 
   /// The known platform named in `text` (case-insensitive; "AMD Instinct MI355X",
-  /// "8xMI325X_2xEPYC_9755", "MI300X_EPYC_9575F_pytorch"), longest name first so MI300X is
-  /// not read as MI300A. nullptr when none is named.
+  /// "8xMI325X_2xEPYC_9755", "MI300X_EPYC_9575F_pytorch", "NVIDIA H100-SXM5-80GB"), longest
+  /// name first so MI300X is not read as MI300A. NVIDIA platforms match by name or alias and
+  /// only where the name ends a word (the next character is not a letter or digit), so that
+  /// "NVIDIA L4" is not read in "NVIDIA L40S". nullptr when none is named.
   const PlatformInfo* match(std::string_view text) const;
 
-  /// Loads configs/platforms.json. Throws std::runtime_error naming the file.
+  /// Loads configs/platforms.json and, when it exists, configs/nvidia_gpus.json in the same
+  /// folder (see load_nvidia_gpus). Throws std::runtime_error naming the file at fault.
   static PlatformTable load(const std::filesystem::path& file);
+
+  /// Loads an NVIDIA GPU table ({"gpus": [{"name", "memory_gb", "pci_device_ids": ["0x2330"],
+  /// "nvml_names", "aliases", "pci_ids_name"}]}). Every name must start "NVIDIA " and every
+  /// PCI device id must be 16-bit hex and belong to one GPU only. Throws std::runtime_error
+  /// naming the file on a missing file, bad JSON or a rule broken.
+  static std::vector<NvidiaGpu> load_nvidia_gpus(const std::filesystem::path& file);
 };
 
 /// The platform a directory's runs were made on, and where that came from.
