@@ -955,8 +955,8 @@ void LogReader::add_event(const EventView& view, std::string_view line_text, std
 
 void LogReader::add_event(std::string_view key, double time_ms, std::uint64_t line, std::string_view payload) {
   ++events_;
-  nlohmann::json doc = nlohmann::json::parse(payload, nullptr, false);
-  if (doc.is_discarded() && !is_valid_utf8(payload)) doc = nlohmann::json::parse(latin1_to_utf8(payload), nullptr, false);
+  nlohmann::json doc = parse_json_like_python_or_discarded(payload);
+  if (doc.is_discarded() && !is_valid_utf8(payload)) doc = parse_json_like_python_or_discarded(latin1_to_utf8(payload));
   if (!doc.is_object()) {
     add_parse_error(line, "MLLOG payload does not parse");
     return;

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -141,7 +145,114 @@ std::size_t too_deep_at(std::string_view json) {
   return std::string_view::npos;
 }
 
+// The marker a non-finite token is rewritten to before nlohmann parses the text: a string no
+// logger writes (it opens with a NUL, which JSON text can only hold escaped).
+constexpr std::string_view kNonFiniteMarker = "\\u0000mlperf-score-non-finite:";
+
+// `text` with each NaN, Infinity and -Infinity outside strings replaced by a marker string
+// naming it; nullopt when the text holds none.
+std::optional<std::string> mark_non_finite(std::string_view text) {
+  std::optional<std::string> out;
+  std::size_t copied = 0;
+  // Replaces text[at, end) by the marker naming `token`.
+  auto mark = [&](std::size_t at, std::size_t end, std::string_view token) {
+    if (!out) out.emplace();
+    out->append(text.substr(copied, at - copied));
+    out->append("\"").append(kNonFiniteMarker).append(token).append("\"");
+    copied = end;
+  };
+  auto is_digit = [](char ch) { return ch >= '0' && ch <= '9'; };
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    if (is_digit(c) || (c == '-' && i + 1 < text.size() && is_digit(text[i + 1]))) {
+      // A float literal beyond the double range: Python's float() gives ±inf where nlohmann
+      // reports an overflow (an integer literal stays an error: Python reads it as an int).
+      std::size_t e = i + 1;
+      bool is_float = false;
+      while (e < text.size()) {
+        const char d = text[e];
+        const bool exponent_sign = (d == '+' || d == '-') && (text[e - 1] == 'e' || text[e - 1] == 'E');
+        if (!is_digit(d) && d != '.' && d != 'e' && d != 'E' && !exponent_sign) break;
+        is_float = is_float || d == '.' || d == 'e' || d == 'E';
+        ++e;
+      }
+      if (is_float) {
+        const std::string literal(text.substr(i, e - i));
+        errno = 0;
+        const double v = std::strtod(literal.c_str(), nullptr);
+        if (errno == ERANGE && std::isinf(v)) mark(i, e, v < 0 ? "-Infinity" : "Infinity");
+      }
+      i = e - 1;
+      continue;
+    }
+    for (std::string_view t : {std::string_view("-Infinity"), std::string_view("Infinity"), std::string_view("NaN")}) {
+      if (text.substr(i, t.size()) == t) {
+        mark(i, i + t.size(), t);
+        i += t.size() - 1;
+        break;
+      }
+    }
+  }
+  if (out) out->append(text.substr(copied));
+  return out;
+}
+
+// Turns the marker strings of mark_non_finite back into doubles, everywhere in `doc`.
+void restore_non_finite(nlohmann::json& doc) {
+  static const std::string marker = [] {
+    std::string m = nlohmann::json::parse("\"" + std::string(kNonFiniteMarker) + "\"").get<std::string>();
+    return m;
+  }();
+  if (doc.is_string()) {
+    const std::string& s = doc.get_ref<const std::string&>();
+    if (s.size() > marker.size() && s.compare(0, marker.size(), marker) == 0) {
+      const std::string_view token = std::string_view(s).substr(marker.size());
+      doc = token == "NaN" ? std::numeric_limits<double>::quiet_NaN()
+                           : (token == "-Infinity" ? -std::numeric_limits<double>::infinity()
+                                                   : std::numeric_limits<double>::infinity());
+    }
+  } else if (doc.is_structured()) {
+    for (auto& child : doc) restore_non_finite(child);
+  }
+}
+
 }  // namespace
+
+nlohmann::json parse_json_like_python(std::string_view text) {
+  try {
+    return nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::exception&) {  // parse_error, or out_of_range 406 (1e400)
+    std::optional<std::string> marked = mark_non_finite(text);
+    if (!marked) throw;
+    nlohmann::json doc = nlohmann::json::parse(*marked, nullptr, false);
+    if (doc.is_discarded()) throw;
+    restore_non_finite(doc);
+    return doc;
+  }
+}
+
+nlohmann::json parse_json_like_python_or_discarded(std::string_view text) {
+  nlohmann::json doc = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (!doc.is_discarded()) return doc;
+  std::optional<std::string> marked = mark_non_finite(text);
+  if (!marked) return doc;
+  doc = nlohmann::json::parse(*marked, nullptr, false);
+  if (!doc.is_discarded()) restore_non_finite(doc);
+  return doc;
+}
 
 LineKind parse_mllog_line(std::string_view line, Event& event, std::string& error) {
   std::size_t at = line.rfind(kMllogToken);
@@ -159,7 +270,7 @@ LineKind parse_mllog_line(std::string_view line, Event& event, std::string& erro
   }
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(payload.begin(), payload.end());
+    doc = parse_json_like_python(payload);
   } catch (const nlohmann::json::exception& e) {
     // nlohmann's message: "[json.exception.parse_error.101] parse error at line 1, column 7: ..."
     std::string_view what = e.what();

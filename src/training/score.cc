@@ -433,6 +433,25 @@ void take_score(const OlympicStep& olympic, const std::optional<RcpVerdict>& pro
   }
   out.passed = out.olympic_minutes.has_value() && rcp_ok;
   out.verdict = olympic.incomplete ? "incomplete" : out.passed ? "passed" : "failed";
+  // Impossible figures keep the official verdict (the official summarizer computes the same
+  // numbers) but never pass silently: a warning names the file and line of each.
+  for (const auto& run : out.runs) {
+    if (run.minutes && !(std::isfinite(*run.minutes) && *run.minutes > 0)) {
+      out.warnings.push_back(fmt::format("{}:{}: impossible time to train {} minutes (run_stop − run_start must be a "
+                                         "positive, finite time)",
+                                         run.file, run.summarizer_run_stop ? run.summarizer_run_stop->line : 0,
+                                         *run.minutes));
+    }
+    if (run.converged && !(std::isfinite(run.samples_to_converge) && run.samples_to_converge > 0)) {
+      out.warnings.push_back(fmt::format("{}: impossible samples to converge {} (must be a positive, finite count)",
+                                         run.file, run.samples_to_converge));
+    }
+  }
+  if (out.score_minutes && !(std::isfinite(*out.score_minutes) && *out.score_minutes > 0)) {
+    out.warnings.push_back(fmt::format("{}: impossible score {} minutes (not a positive, finite number; JSON writes "
+                                       "it as null, CSV as an empty field)",
+                                       out.dir.path.string(), *out.score_minutes));
+  }
 }
 
 // Step 9, scaling.json beside the logs: reported, never modified (§5); a warning when it

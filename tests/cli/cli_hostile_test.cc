@@ -325,16 +325,15 @@ TEST_F(CliHostile, TimeMsNegativeNanStringAnd1e300) {
       // The official rules order events by line, not time, and the official summarizer counts
       // a compliant log whatever its times: a run of 29 million minutes, trimmed as the slowest.
       {"run_start", "-5", 41, "", "trimmed (slowest)"},
-      {"run_start", "NaN", 41,
-       "invalid MLLOG JSON at column 39: syntax error while parsing value - invalid literal; last read: '\"time_ms\": "
-       "N'",
-       "dropped: 1 MLLOG line(s) failed to parse (first at line 41); run_start not recorded"},
+      // Python's json reads NaN and the official checker passes the log; the summarizer's sort
+      // leaves the NaN run first, where the olympic mean trims it (official: 99.28205 minutes).
+      {"run_start", "NaN", 41, "", "trimmed (fastest)"},
       {"run_start", "\"1759966206549\"", 41, "MLLOG time_ms is not a number (string)",
        "dropped: 1 MLLOG line(s) failed to parse (first at line 41); run_start not recorded"},
       {"run_stop", "1e300", 128, "", "trimmed (slowest)"},
-      {"run_stop", "1e400", 128,
-       "invalid MLLOG JSON: [json.exception.out_of_range.406] number overflow parsing '1e400'",
-       "dropped: 1 MLLOG line(s) failed to parse (first at line 128); run_stop not recorded"},
+      // Python's float() reads 1e400 as inf: an infinitely slow run, trimmed as the slowest
+      // (official: olympic mean 100.994075, score 101.40).
+      {"run_stop", "1e400", 128, "", "trimmed (slowest)"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.key + " time_ms " + c.raw);
@@ -347,6 +346,16 @@ TEST_F(CliHostile, TimeMsNegativeNanStringAnd1e300) {
     EXPECT_EQ(o.status, 0);
     EXPECT_EQ(o.err, c.message.empty() ? "" : fmt::format("{}:{}: {}\n", file.string(), c.line, c.message));
     EXPECT_EQ(r["runs"][0]["role"], c.role);
+    if (c.raw == "NaN" || c.raw == "1e400") {
+      // A non-finite time: JSON writes null (not a number to average by hand); the official
+      // summarizer's olympic mean, and a warning naming the file and line.
+      EXPECT_TRUE(r["runs"][0]["minutes"].is_null());
+      EXPECT_NEAR(r["olympic_minutes"].get<double>(), c.raw == "NaN" ? 99.28205 : 100.994075, 1e-9);
+      EXPECT_NE(r["warnings"].dump().find(fmt::format("result_0.txt:{}: impossible time to train", 128)),
+                std::string::npos)
+          << r["warnings"].dump();
+      continue;
+    }
     expect_scored(r, c.role.rfind("dropped", 0) == 0 ? 1 : 0);
   }
 }
@@ -541,8 +550,11 @@ TEST_F(CliHostile, SymlinkLoopInATree) {
   fs::create_symlink("result_10.txt", dir / "result_10.txt");
   Outcome o = run("score --format json " + q(root_));
   EXPECT_EQ(o.status, 2);
-  EXPECT_EQ(o.err,
-            "mlperf-score: " + (dir / "result_10.txt").string() + ": cannot open: Too many levels of symbolic links\n");
+  // The link to a folder is said, not walked (a loop would never end); the looping file is an error.
+  EXPECT_EQ(o.err, "mlperf-score: warning: " + (dir.parent_path() / "up").string() +
+                       ": a symbolic link to a folder; not followed inside a tree (give it as PATH to score it)\n"
+                       "mlperf-score: " + (dir / "result_10.txt").string() +
+                       ": cannot open: Too many levels of symbolic links\n");
   auto doc = nlohmann::json::parse(o.out);
   ASSERT_EQ(doc["results"].size(), 1u);
   EXPECT_EQ(doc["results"][0]["score_minutes"], clean_["score_minutes"]);

@@ -2,6 +2,8 @@
 
 #include "mlperf/mllog/mllog.h"
 
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -227,6 +229,34 @@ TEST(Utf8, Latin1ToUtf8) {
   // Valid UTF-8 read as Latin-1 is two code points.
   EXPECT_EQ(latin1_to_utf8("\xc3\xa9"), "\xc3\x83\xc2\xa9");
   EXPECT_EQ(latin1_to_utf8(std::string("a\0b", 3)), std::string("a\0b", 3));
+}
+
+
+// Python's json (the official parser) reads NaN, Infinity and -Infinity, which json.dumps
+// writes for non-finite floats: a diverged eval_accuracy is an event, not a parse error.
+TEST(Mllog, NonFiniteTokensAreNumbersAsPythonsJsonReadsThem) {
+  Event e;
+  std::string error;
+  ASSERT_EQ(parse_mllog_line(R"(:::MLLOG {"namespace": "", "time_ms": 5, "event_type": "POINT_IN_TIME", "key": "eval_accuracy", "value": NaN, "metadata": {"lo": -Infinity, "hi": Infinity, "note": "NaN stays text"}})",
+                             e, error),
+            LineKind::kEvent)
+      << error;
+  ASSERT_TRUE(e.value.is_number_float());
+  EXPECT_TRUE(std::isnan(e.value.get<double>()));
+  EXPECT_EQ(e.metadata.at("lo").get<double>(), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(e.metadata.at("hi").get<double>(), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(e.metadata.at("note"), "NaN stays text");
+  // Anything else Python rejects stays an error, worded from the text as given.
+  EXPECT_EQ(parse_mllog_line(R"(:::MLLOG {"time_ms": 5, "key": "x", "value": nan})", e, error), LineKind::kError);
+  EXPECT_NE(error.find("invalid MLLOG JSON at column"), std::string::npos) << error;
+  EXPECT_TRUE(std::isnan(parse_json_like_python("[NaN]")[0].get<double>()));
+  // Beyond the double range: Python's float() gives inf; an integer literal stays an error.
+  const nlohmann::json big = parse_json_like_python("[1e400, -2.5e999, 1.5]");
+  EXPECT_EQ(big[0].get<double>(), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(big[1].get<double>(), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(big[2].get<double>(), 1.5);
+  EXPECT_TRUE(parse_json_like_python_or_discarded("[1" + std::string(400, '0') + "]").is_discarded());
+  EXPECT_TRUE(parse_json_like_python_or_discarded("[NaNx]").is_discarded());
 }
 
 }  // namespace

@@ -164,7 +164,8 @@ TEST(RunEventView, BadAndUnusualLinesInAFile) {
   log += ":::MLLOG {\"time_ms\": 1760000070000, \"key\": \"caf\xE9\"}\r\n";                   // Latin-1
   log += ":::MLLOG {\"time_ms\": 1760000070001, \"key\": \"\\u0072un_start\"}\n";             // escaped key
   log += "0: :::MLLOG {\"time_ms\": 9} :::MLLOG {\"time_ms\": 1760000070002, \"key\": \"x\"}\n";  // two tokens
-  log += ":::MLLOG {\"time_ms\": 1e400, \"key\": \"x\"}\n";                                  // overflow
+  log += ":::MLLOG {\"time_ms\": 1e400, \"key\": \"x\"}\n";                                  // inf (Python)
+  log += ":::MLLOG {\"time_ms\": 1e99999999999999999999, \"key\": \"x\"}x\n";               // bad JSON
   log += line(t + 20000, "run_stop", "null", R"({"status": "success"})");
   log += ":::MLLOG {\"time_ms\": 1760000090000, \"key\": \"after\"}";  // last line, no newline
   expect_same_runs(log, "llama2_70b_lora", options("5.1.0"));

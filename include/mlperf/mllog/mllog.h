@@ -132,4 +132,16 @@ bool is_valid_utf8(std::string_view text);
 /// Re-encodes Latin-1 bytes as UTF-8 (each byte is one code point).
 std::string latin1_to_utf8(std::string_view text);
 
+/// Parses JSON text as Python's json.loads reads it (the official MLLOG parser uses it): RFC
+/// 8259 plus the bare tokens NaN, Infinity and -Infinity, which Python's json.dumps writes for
+/// non-finite floats (a diverged eval_accuracy logs NaN); they become the doubles NaN, +inf,
+/// -inf. A float literal beyond the double range (1e400) is ±inf, as Python's float() reads
+/// it; an integer literal beyond it stays an error. Throws nlohmann::json::parse_error as nlohmann::json::parse does for anything else,
+/// with the error of the text as given.
+nlohmann::json parse_json_like_python(std::string_view text);
+
+/// parse_json_like_python without exceptions: a discarded value (is_discarded()) when the
+/// text does not parse.
+nlohmann::json parse_json_like_python_or_discarded(std::string_view text);
+
 }  // namespace mlperf
