@@ -77,16 +77,17 @@ int run_follow(const FollowArgs& args) {
   std::optional<std::filesystem::path> file;  // a folder's newest log, once there is one
   while (!(file = newest_log(args.path))) {
     if (timed_out()) {
-      fmt::print(stderr, "mlperf-score: {}: no log (*.log, *.txt) before the timeout\n", args.path);
+      print_stderr_line(fmt::format("mlperf-score: {}: no log (*.log, *.txt) before the timeout", args.path));
       return kExitInputError;
     }
     std::this_thread::sleep_for(interval);
   }
-  if (file->string() != args.path) fmt::print(stderr, "mlperf-score: following {}\n", file->string());
+  if (file->string() != args.path) print_stderr_line(fmt::format("mlperf-score: following {}", file->string()));
 
   FollowState state(*data, ruleset);
   LogTail tail(*file);
-  bool waiting_said = false;
+  bool seen = false;  // the log has existed: a later absence is a deletion
+  bool missing_said = false;
   while (true) {
     LogTail::Change change = tail.poll([&](std::uint64_t line, std::string_view text) {
       if (state.view().final) return;
@@ -94,23 +95,38 @@ int run_follow(const FollowArgs& args) {
       std::string error;
       LineKind kind = parse_mllog_line(text, event, error);
       if (kind == LineKind::kError) {
-        fmt::print(stderr, "{}:{}: {}\n", file->string(), line, error);
+        print_stderr_line(fmt::format("{}:{}: {}", file->string(), line, error));
       } else if (kind == LineKind::kEvent && state.on_event(event)) {
         print_update(state.view(), jsonl);
       }
     });
+    // A run_stop read from a rotated file's last lines ends the run before anything else.
+    if (state.view().final) return state.view().status == "success" ? kExitPassed : kExitRuleFailed;
+    if (change == LogTail::Change::kNotRegular) {
+      print_stderr_line(fmt::format("mlperf-score: {}: cannot open: not a regular file", file->string()));
+      return kExitInputError;
+    }
     if (change == LogTail::Change::kRestarted) {
-      fmt::print(stderr, "mlperf-score: {}: truncated or replaced; reading it from the start\n", file->string());
+      print_stderr_line(fmt::format("mlperf-score: {}: truncated or replaced; reading it from the start", file->string()));
       state.reset();
+      missing_said = false;
       continue;
     }
-    if (change == LogTail::Change::kMissing && !waiting_said) {
-      fmt::print(stderr, "mlperf-score: {}: waiting for the log to appear\n", file->string());
-      waiting_said = true;
+    if (change == LogTail::Change::kMissing) {
+      // Said each time the log disappears (and once while it has not appeared yet).
+      if (!missing_said) {
+        print_stderr_line(fmt::format("mlperf-score: {}: {}", file->string(),
+                                      seen ? "gone (deleted or moved away); waiting for it to reappear"
+                                           : "waiting for the log to appear"));
+      }
+      missing_said = true;
+    } else {
+      if (missing_said && seen) state.reset();  // a new file under the name: a new run
+      missing_said = false;
+      seen = true;
     }
-    if (state.view().final) return state.view().status == "success" ? kExitPassed : kExitRuleFailed;
     if (timed_out()) {
-      fmt::print(stderr, "mlperf-score: {}: no run_stop before the timeout\n", file->string());
+      print_stderr_line(fmt::format("mlperf-score: {}: no run_stop before the timeout", file->string()));
       return kExitInputError;
     }
     // After a read, more may be waiting; else wait for the log to grow.

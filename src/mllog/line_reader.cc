@@ -36,10 +36,40 @@ namespace {
 struct FileHandle {
   int fd = -1;
   std::string path;
+  // A regular file: what fstat said at open, and the bytes read since, to tell at EOF
+  // whether the file changed while it was read.
+  bool regular = false;
+  struct stat opened {};
+  std::uint64_t bytes_read = 0;
   ~FileHandle() {
     if (fd >= 0) ::close(fd);
   }
 };
+
+// At the end of a regular file: the file must be the one opened, as it was. A log rewritten
+// in place while it was read (truncated and written again, appended to, or replaced by
+// another file) would give a run made of two versions; that is an error naming the file.
+void check_unchanged(const FileHandle& h) {
+  struct stat now {};
+  if (::fstat(h.fd, &now) != 0) return;
+  const auto& was = h.opened;
+  std::string what;
+  if (static_cast<std::uint64_t>(now.st_size) != h.bytes_read) {
+    what = fmt::format("its size is {} bytes, {} were read", now.st_size, h.bytes_read);
+  } else if (now.st_size != was.st_size || now.st_mtim.tv_sec != was.st_mtim.tv_sec ||
+             now.st_mtim.tv_nsec != was.st_mtim.tv_nsec) {
+    what = "it was modified";
+  } else {
+    struct stat at_path {};
+    if (::stat(h.path.c_str(), &at_path) == 0 && (at_path.st_ino != now.st_ino || at_path.st_dev != now.st_dev)) {
+      what = "another file took its name";
+    }
+  }
+  if (!what.empty()) {
+    throw std::runtime_error(fmt::format("{}: changed while it was read ({}); not scored from a mix of two versions",
+                                         h.path, what));
+  }
+}
 
 // Reads the open file of `handle` with read(2), retrying on EINTR. `bytes`: its size when
 // known (a regular file), else -1.
@@ -52,6 +82,8 @@ ByteSource reading(std::shared_ptr<FileHandle> handle, off_t bytes) {
   return [handle](char* buffer, std::size_t capacity) -> std::size_t {
     for (;;) {
       ssize_t n = ::read(handle->fd, buffer, capacity);
+      if (n > 0) handle->bytes_read += static_cast<std::uint64_t>(n);
+      if (n == 0 && handle->regular) check_unchanged(*handle);
       if (n >= 0) return static_cast<std::size_t>(n);
       if (errno == EINTR) continue;
       throw std::runtime_error(fmt::format("{}: read error: {}", handle->path, std::strerror(errno)));
@@ -84,6 +116,8 @@ ByteSource file_source(const std::filesystem::path& path) {
   // means nothing to a regular file, which is left as it is (two system calls per log).
   const bool regular = known && S_ISREG(info.st_mode);
   if (!regular) ::fcntl(handle->fd, F_SETFL, ::fcntl(handle->fd, F_GETFL) & ~O_NONBLOCK);
+  handle->regular = regular;
+  handle->opened = info;
   return reading(std::move(handle), regular ? info.st_size : -1);
 }
 
@@ -95,6 +129,8 @@ std::optional<ByteSource> regular_file_source(const std::filesystem::path& path)
   }
   struct stat info {};
   if (::fstat(handle->fd, &info) != 0 || !S_ISREG(info.st_mode)) return std::nullopt;
+  handle->regular = true;
+  handle->opened = info;
   return reading(std::move(handle), info.st_size);
 }
 

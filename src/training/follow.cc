@@ -117,33 +117,27 @@ bool FollowState::on_event(const Event& e) {
   return changed;
 }
 
-LogTail::Change LogTail::poll(const std::function<void(std::uint64_t, std::string_view)>& on_line) {
-  int fd = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Change::kMissing;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Change::kMissing;
-  }
-  std::pair<dev_t, ino_t> identity{st.st_dev, st.st_ino};
-  bool restarted = false;
-  if (identity_ && (*identity_ != identity || static_cast<std::uint64_t>(st.st_size) < offset_)) {
-    offset_ = 0;
-    line_ = 0;
-    partial_.clear();
-    restarted = true;
-  }
-  identity_ = identity;
-  if (restarted) {
-    ::close(fd);
-    return Change::kRestarted;
-  }
-  std::string block(kBlock, '\0');
-  ssize_t n = ::pread(fd, block.data(), block.size(), static_cast<off_t>(offset_));
-  ::close(fd);
-  if (n <= 0) return Change::kNone;
+LogTail::~LogTail() { close_file(); }
+
+void LogTail::close_file() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+std::size_t LogTail::read_lines(std::size_t limit,
+                                const std::function<void(std::uint64_t, std::string_view)>& on_line) {
+  std::string block(limit, '\0');
+  ssize_t n = ::pread(fd_, block.data(), block.size(), static_cast<off_t>(offset_));
+  if (n <= 0) return 0;
   offset_ += static_cast<std::uint64_t>(n);
   block.resize(static_cast<std::size_t>(n));
+  // The fingerprint: the last bytes before the new offset.
+  if (block.size() >= kFingerprint) {
+    fingerprint_.assign(block, block.size() - kFingerprint, kFingerprint);
+  } else {
+    fingerprint_ += block;
+    if (fingerprint_.size() > kFingerprint) fingerprint_.erase(0, fingerprint_.size() - kFingerprint);
+  }
   std::size_t start = 0;
   for (std::size_t nl = block.find('\n'); nl != std::string::npos; nl = block.find('\n', start)) {
     std::string_view piece(block.data() + start, nl - start);
@@ -161,7 +155,69 @@ LogTail::Change LogTail::poll(const std::function<void(std::uint64_t, std::strin
   }
   // A partial last line waits for the rest; one longer than any MLLOG line is cut short.
   if (partial_.size() < 64 * kBlock) partial_.append(block, start, std::string::npos);
-  return Change::kRead;
+  return static_cast<std::size_t>(n);
+}
+
+LogTail::Change LogTail::poll(const std::function<void(std::uint64_t, std::string_view)>& on_line) {
+  struct stat at_path {};
+  const bool exists = ::stat(file_.c_str(), &at_path) == 0;
+  if (exists && !S_ISREG(at_path.st_mode)) {
+    close_file();
+    return Change::kNotRegular;
+  }
+  const bool renamed = fd_ >= 0 && (!exists || std::pair<dev_t, ino_t>{at_path.st_dev, at_path.st_ino} != *identity_);
+  if (renamed) {
+    // Rotated or deleted: what the old file still holds is read first (its last lines, a
+    // run_stop among them, belong to this run), then the new one from its start.
+    while (read_lines(kBlock, on_line) > 0) {
+    }
+    if (!partial_.empty()) {
+      ++line_;
+      on_line(line_, partial_);  // its last line, without a newline: the file is complete
+      partial_.clear();
+    }
+    close_file();
+    offset_ = 0;
+    line_ = 0;
+    fingerprint_.clear();
+    identity_.reset();
+    return exists ? Change::kRestarted : Change::kMissing;
+  }
+  if (!exists) return Change::kMissing;
+  if (fd_ < 0) {
+    fd_ = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd_ < 0) return Change::kMissing;
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+      close_file();
+      return Change::kNotRegular;
+    }
+    const bool another = identity_ && *identity_ != std::pair<dev_t, ino_t>{st.st_dev, st.st_ino};
+    identity_ = std::pair<dev_t, ino_t>{st.st_dev, st.st_ino};
+    if (another) {
+      offset_ = 0;
+      line_ = 0;
+      partial_.clear();
+      fingerprint_.clear();
+      return Change::kRestarted;
+    }
+  }
+  struct stat st {};
+  bool rewritten = ::fstat(fd_, &st) != 0 || static_cast<std::uint64_t>(st.st_size) < offset_;
+  if (!rewritten && !fingerprint_.empty()) {
+    // Truncated and written again since the last poll: the bytes before the offset differ.
+    std::string now(fingerprint_.size(), '\0');
+    const off_t at = static_cast<off_t>(offset_ - fingerprint_.size());
+    rewritten = ::pread(fd_, now.data(), now.size(), at) != static_cast<ssize_t>(now.size()) || now != fingerprint_;
+  }
+  if (rewritten) {
+    offset_ = 0;
+    line_ = 0;
+    partial_.clear();
+    fingerprint_.clear();
+    return Change::kRestarted;
+  }
+  return read_lines(kBlock, on_line) > 0 ? Change::kRead : Change::kNone;
 }
 
 std::optional<fs::path> newest_log(const fs::path& path) {

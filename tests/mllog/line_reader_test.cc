@@ -255,5 +255,44 @@ TEST(LineReader, RegularFileSourceThrowsNamingAFileItMayNotRead) {
   }
 }
 
+
+// A log rewritten while it is read would give a run made of two versions: the source says
+// so at the end of the file, naming it.
+TEST(LineReader, AFileThatChangesWhileReadIsAnErrorNamingIt) {
+  testing::TempDir tmp;
+  const std::filesystem::path log = tmp.path() / "result_0.txt";
+  testing::write_file(log, std::string(1000, 'a') + "\n");
+  ByteSource source = file_source(log);
+  std::vector<char> buffer(100);
+  ASSERT_EQ(source(buffer.data(), buffer.size()), 100u);
+  {
+    std::ofstream(log, std::ios::app) << "appended while read\n";
+  }
+  try {
+    while (source(buffer.data(), buffer.size()) > 0) {
+    }
+    FAIL() << "no error for a file that grew while read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(log.string() + ": changed while it was read"), std::string::npos) << e.what();
+  }
+  // Unchanged: read to its end without an error, as before.
+  ByteSource again = file_source(log);
+  std::size_t total = 0;
+  for (std::size_t n; (n = again(buffer.data(), buffer.size())) > 0;) total += n;
+  EXPECT_EQ(total, 1001u + 20u);
+}
+
+TEST(LineReader, AFileReplacedUnderItsNameWhileReadIsAnError) {
+  testing::TempDir tmp;
+  const std::filesystem::path log = tmp.path() / "result_0.txt";
+  testing::write_file(log, "first version\n");
+  ByteSource source = file_source(log);
+  testing::write_file(tmp.path() / "new.txt", "second version\n");
+  std::filesystem::rename(tmp.path() / "new.txt", log);
+  std::vector<char> buffer(4096);
+  EXPECT_EQ(source(buffer.data(), buffer.size()), 14u);
+  EXPECT_THROW(source(buffer.data(), buffer.size()), std::runtime_error);
+}
+
 }  // namespace
 }  // namespace mlperf

@@ -23,7 +23,10 @@ using ByteSource = std::function<std::size_t(char* buffer, std::size_t capacity)
 ByteSource string_source(std::string text, std::size_t chunk = SIZE_MAX);
 
 /// A source reading the file at `path` with read(2). Throws std::runtime_error naming the
-/// file when it cannot be opened (missing, permission denied, a directory).
+/// file when it cannot be opened (missing, permission denied, a directory), and, for a regular
+/// file, at its end when it changed while it was read: its size is not the bytes read, its
+/// size or mtime differ from those at open, or another file took its name (a log rewritten in
+/// place during the read would otherwise give a run made of two versions).
 ByteSource file_source(const std::filesystem::path& path);
 
 /// As file_source, for a file that may be absent: nullopt when `path` does not exist (ENOENT,

@@ -60,25 +60,42 @@ class FollowState {
 };
 
 /// Reads a file that grows: each poll reads what was appended, at most one block, and hands
-/// on the complete lines; a partial last line waits for its end. A file that shrank
-/// (truncation) or is another file under the same name (rotation) is read from its start.
+/// on the complete lines; a partial last line waits for its end. The file is kept open
+/// between polls, so that:
+///  - a file rotated away (another file now has its name, or the name is gone) is first read
+///    to its end, as `tail -F` does, before the new one is read from its start;
+///  - a file truncated (size below the offset) or truncated and written again within one
+///    polling interval (the last bytes before the offset no longer match: a fingerprint of
+///    up to kFingerprint bytes is kept) is read again from its start.
 class LogTail {
  public:
-  enum class Change { kNone, kRead, kRestarted, kMissing };
+  /// kRestarted: the lines read so far belong to an earlier version or file (its remaining
+  /// lines were delivered first, in this call); the next poll reads the new one from its
+  /// start. kMissing: nothing has the name now (reported on every poll while so).
+  /// kNotRegular: the name is a FIFO, socket, device or folder, never followed.
+  enum class Change { kNone, kRead, kRestarted, kMissing, kNotRegular };
   static constexpr std::size_t kBlock = 256 * 1024;  ///< bytes read per poll at most
+  static constexpr std::size_t kFingerprint = 64;    ///< bytes before the offset compared each poll
 
   explicit LogTail(std::filesystem::path file) : file_(std::move(file)) {}
+  ~LogTail();
+  LogTail(const LogTail&) = delete;
+  LogTail& operator=(const LogTail&) = delete;
   /// Reads up to kBlock new bytes, calling `on_line` (1-based line number, text without its
-  /// terminator) for each complete line. kRestarted: the file was truncated or replaced, the
-  /// caller's state belongs to the old one (lines of the new one may follow in this call's
-  /// on_line calls only after the caller saw kRestarted: they are delivered on the next poll).
+  /// terminator) for each complete line. Never throws for the file's state.
   Change poll(const std::function<void(std::uint64_t, std::string_view)>& on_line);
 
  private:
+  // Reads from fd_ at offset_ up to `limit` bytes, handing on complete lines; the bytes read.
+  std::size_t read_lines(std::size_t limit, const std::function<void(std::uint64_t, std::string_view)>& on_line);
+  void close_file();
+
   std::filesystem::path file_;
+  int fd_ = -1;
   std::uint64_t offset_ = 0;
   std::uint64_t line_ = 0;
   std::string partial_;
+  std::string fingerprint_;  // the last bytes before offset_ (at most kFingerprint)
   std::optional<std::pair<dev_t, ino_t>> identity_;
 };
 
