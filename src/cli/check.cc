@@ -61,7 +61,7 @@ int run_check(const CheckArgs& args) {
   try {
     rules = load_compliance_rules(dirs, *data, options);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "mlperf-score: {}\n", e.what());
+    print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
     return kExitInputError;
   }
   options.compliance_rules = &rules;
@@ -75,7 +75,7 @@ int run_check(const CheckArgs& args) {
     std::vector<std::filesystem::path> given(args.paths.begin(), args.paths.end());
     package.emplace(data->package_rules(), data->facts(), given, args.package);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "mlperf-score: {}\n", e.what());
+    print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
     return kExitInputError;
   }
   check_options.package = &*package;
@@ -106,7 +106,7 @@ int run_check(const CheckArgs& args) {
     try {
       write_output_file(args.junit, junit_xml(reports), std::cout);
     } catch (const std::exception& e) {
-      fmt::print(stderr, "mlperf-score: {}\n", e.what());
+      print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
       return kExitInputError;
     }
   }

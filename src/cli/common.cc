@@ -1,5 +1,9 @@
 #include "common.h"
 
+#include <cstdio>
+
+#include "mlperf/report/table_text.h"
+
 #include <algorithm>
 #include <iostream>
 #include <sstream>
@@ -10,6 +14,12 @@
 #include "mlperf/report/output.h"
 
 namespace mlperf::cli {
+
+void print_stderr_line(std::string_view line) {
+  std::string text = terminal_text(line);
+  text += '\n';
+  std::fwrite(text.data(), 1, text.size(), stderr);
+}
 
 namespace {
 std::vector<std::pair<std::string, CommandFactory>>& registry() {
@@ -55,10 +65,16 @@ bool emit_report(const ScoringArgs& args, const std::function<void(std::ostream&
   }
   std::ostringstream text;
   write(text);
+  if (!text) {
+    // The report's buffer could not grow (out of memory): never write part of it.
+    print_stderr_line(fmt::format("mlperf-score: {}: out of memory while building the report; nothing was written",
+                                  args.output));
+    return false;
+  }
   try {
     write_output_file(args.output, text.str(), std::cout);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "mlperf-score: {}\n", e.what());
+    print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
     return false;
   }
   return true;
@@ -94,7 +110,7 @@ std::unique_ptr<DataContext> load_data(const std::string& data_dir) {
   try {
     return std::make_unique<DataContext>(find_data_root(data_dir.empty() ? std::nullopt : std::optional<std::filesystem::path>(data_dir)));
   } catch (const std::exception& e) {
-    fmt::print(stderr, "mlperf-score: {}\n", e.what());
+    print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
     return nullptr;
   }
 }
@@ -104,7 +120,7 @@ std::optional<Ruleset> parse_ruleset_option(const std::string& text, bool& ok) {
   if (text.empty()) return std::nullopt;
   auto r = Ruleset::parse(text);
   if (!r) {
-    fmt::print(stderr, "mlperf-score: --ruleset {}: expected X.Y.Z, e.g. 5.1.0\n", text);
+    print_stderr_line(fmt::format("mlperf-score: --ruleset {}: expected X.Y.Z, e.g. 5.1.0", text));
     ok = false;
   }
   return r;
@@ -116,13 +132,17 @@ std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>&
   for (const auto& p : paths) {
     std::vector<DiscoveryError> errors;
     auto found = find_benchmark_dirs(p, errors, glob);
-    for (const auto& e : errors) fmt::print(stderr, "mlperf-score: {}: {}\n", e.path, e.message);
-    if (!errors.empty()) status = kExitInputError;
-    if (found.empty() && errors.empty()) {
-      fmt::print(stderr, "mlperf-score: {}: no result files found ({})\n", p,
+    bool real_errors = false;
+    for (const auto& e : errors) {
+      print_stderr_line(fmt::format("mlperf-score: {}{}: {}", e.warning ? "warning: " : "", e.path, e.message));
+      real_errors = real_errors || !e.warning;
+    }
+    if (real_errors) status = kExitInputError;
+    if (found.empty() && !real_errors) {
+      print_stderr_line(fmt::format("mlperf-score: {}: no result files found ({})", p,
                  glob.empty() ? "result_*.txt, <DATESTAMP>_<N>.log, *.log/*.txt holding MLLOG lines, or loadgen logs "
                                 "(mlperf_log_detail.txt)"
-                              : "--glob " + glob);
+                              : "--glob " + glob));
       status = kExitInputError;
     }
     for (auto& d : found) dirs.push_back(std::move(d));
@@ -136,18 +156,18 @@ void apply_probe(const std::string& sysfs_root, const DataContext& data, ScoreOp
   std::vector<std::string> warnings;
   ProbeResult probed = probe_devices(probe_options, data.platforms());
   options.probed_platform = probe_platform_tag(probed, warnings);
-  for (const auto& w : warnings) fmt::print(stderr, "mlperf-score: warning: {}\n", w);
-  if (options.probed_platform) fmt::print(stderr, "mlperf-score: probe: {}\n", probed.summary());
+  for (const auto& w : warnings) print_stderr_line(fmt::format("mlperf-score: warning: {}", w));
+  if (options.probed_platform) print_stderr_line(fmt::format("mlperf-score: probe: {}", probed.summary()));
 }
 
 void print_input_errors(const std::vector<DirectoryResult>& results) {
   for (const auto& r : results) {
-    for (const auto& e : r.errors) fmt::print(stderr, "mlperf-score: {}\n", e);
+    for (const auto& e : r.errors) print_stderr_line(fmt::format("mlperf-score: {}", e));
     for (const auto& run : r.runs) {
-      for (const auto& e : run.parse_errors) fmt::print(stderr, "{}:{}: {}\n", e.file, e.line, e.message);
+      for (const auto& e : run.parse_errors) print_stderr_line(fmt::format("{}:{}: {}", e.file, e.line, e.message));
       if (run.parse_error_count > run.parse_errors.size()) {
-        fmt::print(stderr, "{}: {} more parse errors not shown\n", run.file,
-                   run.parse_error_count - run.parse_errors.size());
+        print_stderr_line(fmt::format("{}: {} more parse errors not shown", run.file,
+                   run.parse_error_count - run.parse_errors.size()));
       }
     }
   }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mlperf/training/score.h"
@@ -20,6 +21,11 @@ enum ExitStatus : int {
   kExitRuleFailed = 1,  ///< some directory failed a rule (RCP, too many dropped runs)
   kExitInputError = 2,  ///< usage error, unreadable input, or no result files found
 };
+
+/// Prints `line` and a newline to standard error, made safe by terminal_text (control bytes,
+/// newlines and bytes that are not UTF-8 escaped as `ls -b` shows them), so a name from the
+/// file system or a log can neither forge a FILE:LINE line nor drive the terminal.
+void print_stderr_line(std::string_view line);
 
 /// A registered subcommand: its CLI11 node and what runs when it is chosen.
 struct Command {

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <vector>
 
 #include <fmt/format.h>
@@ -41,6 +42,9 @@ int main(int argc, char** argv) {
   // call (brk, mprotect) and a lock every few thousand of them (4 ms of a 95 ms round).
   // Pages are only backed once written, so resident memory does not change.
   ::mallopt(M_TOP_PAD, 32 << 20);
+  // A file size limit (ulimit -f) makes a write fail with EFBIG, a write error like any
+  // other (exit 2, the temporary file removed), instead of killing the process silently.
+  std::signal(SIGXFSZ, SIG_IGN);
   // Every report goes through std::cout; this buffer writes with write(2) and keeps the first
   // error (std::cout's own buffer would lose the reason and the status). The old buffer is
   // put back before `standard_output` goes away.
@@ -70,6 +74,11 @@ int main(int argc, char** argv) {
     int status = kExitInputError;
     try {
       status = c.run();
+    } catch (const std::bad_alloc&) {
+      // One policy for running out of memory: say so, exit 2, no partial --output file (the
+      // atomic writer removes its temporary as the exception passes).
+      std::fputs("mlperf-score: out of memory (std::bad_alloc); nothing more was written\n", stderr);
+      status = kExitInputError;
     } catch (const std::exception& e) {
       // fmt::print throws when standard error cannot be written (`2>/dev/full`); anything
       // else escaping a command is a bug, still reported as a message and status 2.

@@ -11,6 +11,12 @@
 #include <fmt/format.h>
 
 #include "common.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
 #include "mlperf/mllog/line_reader.h"
 #include "mlperf/mllog/mllog.h"
 
@@ -69,10 +75,18 @@ FileOutcome parse_file(const std::string& arg, const std::unordered_set<std::str
   bool errors = false;
   auto report = [&](std::uint64_t line, const std::string& message) {
     out.flush();  // keep stdout and stderr in order on a terminal
-    fmt::print(stderr, "{}:{}: {}\n", name, line, message);
+    print_stderr_line(fmt::format("{}:{}: {}", name, line, message));
     errors = true;
   };
   try {
+    if (!is_stdin) {
+      // A FIFO, socket or device is no log (and a FIFO without a writer blocks), as for score.
+      struct stat info {};
+      if (::stat(arg.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+        throw std::runtime_error(fmt::format("{}: cannot open: {}", arg,
+                                             S_ISDIR(info.st_mode) ? std::strerror(EISDIR) : "not a regular file"));
+      }
+    }
     LineReader reader(file_source(is_stdin ? "/dev/stdin" : arg));
     Line line;
     Event event;
@@ -103,7 +117,7 @@ FileOutcome parse_file(const std::string& arg, const std::unordered_set<std::str
   } catch (const std::exception& e) {
     // Cannot open, or a read error part-way: what was read is printed, the rest is lost.
     out.flush();
-    fmt::print(stderr, "mlperf-score: {}\n", e.what());
+    print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
     return FileOutcome::kUnreadable;
   }
   return errors ? FileOutcome::kParseErrors : FileOutcome::kClean;

@@ -229,7 +229,7 @@ int run_probe(const ProbeArgs& args) {
                                                                      : std::optional<std::filesystem::path>(args.data_dir)) /
                                 "configs/platforms.json");
   } catch (const std::exception& e) {
-    fmt::print(stderr, "mlperf-score: warning: {}; devices are listed without platforms\n", e.what());
+    print_stderr_line(fmt::format("mlperf-score: warning: {}; devices are listed without platforms", e.what()));
   }
   ProbeOptions options;
   options.sysfs_root = args.sysfs_root;

@@ -32,7 +32,7 @@ int run_score(const ScoreArgs& args) {
     bool known = data->facts().rounds.count(*options.ruleset) > 0 ||
                  std::find(rcp_rulesets.begin(), rcp_rulesets.end(), *options.ruleset) != rcp_rulesets.end();
     if (!known) {
-      fmt::print(stderr, "mlperf-score: warning: ruleset {} has no shipped facts or RCPs\n", options.ruleset->str());
+      print_stderr_line(fmt::format("mlperf-score: warning: ruleset {} has no shipped facts or RCPs", options.ruleset->str()));
     }
   }
 

@@ -32,7 +32,7 @@ int run_summarize(const SummarizeArgs& args) {
   print_input_errors(results);
   status = exit_status(results, status);
   Summary summary = summarize(results, data->facts());
-  for (const auto& w : summary.warnings) fmt::print(stderr, "mlperf-score: warning: {}\n", w);
+  for (const auto& w : summary.warnings) print_stderr_line(fmt::format("mlperf-score: warning: {}", w));
   bool written = emit_report(args, [&](std::ostream& out) {
     if (args.format == "html") {
       out << html::summary_report(summary, results, options.rcp_pass);

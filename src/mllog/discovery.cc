@@ -316,6 +316,16 @@ int list_directory(const char* path, const std::string& shown, Listing& listing,
         struct stat info {};
         directory = ::fstatat(fd, entry->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(info.st_mode);
       }
+      if (entry->d_type == DT_LNK || (entry->d_type == DT_UNKNOWN && !directory)) {
+        // A link to a folder is not walked (a loop would never end), but never in silence.
+        struct stat target {};
+        if (::fstatat(fd, entry->d_name, &target, 0) == 0 && S_ISDIR(target.st_mode)) {
+          errors.push_back({shown + "/" + std::string(entry_name),
+                            "a symbolic link to a folder; not followed inside a tree (give it as PATH to score it)",
+                            true});
+          continue;
+        }
+      }
       if (directory) {
         listing.children.emplace_back(entry_name);
       } else if (entry_name.ends_with(".log") || entry_name.ends_with(".txt")) {

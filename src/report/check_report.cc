@@ -1,4 +1,5 @@
 #include "mlperf/report/check_report.h"
+#include "mlperf/report/table_text.h"
 
 #include <ostream>
 
@@ -88,17 +89,19 @@ void write_check_table(std::ostream& out, const std::vector<CheckReport>& report
     std::size_t errors = r.count(Finding::kError), warnings = r.count(Finding::kWarning);
     std::string verdict = r.passed() ? "PASSED" : fmt::format("FAILED ({})", plural(errors, "error"));
     if (warnings > 0) verdict += fmt::format(" ({})", plural(warnings, "warning"));
-    out << fmt::format("{}: {}\n", fmt::join(title, " / "), verdict);
-    out << fmt::format("  directory  {}\n", r.directory);
-    out << fmt::format("  division {}   ruleset {} ({})\n\n", r.division, r.ruleset.str(), r.ruleset_source);
+    out << terminal_text(fmt::format("{}: {}", fmt::join(title, " / "), verdict)) << '\n';
+    out << terminal_text(fmt::format("  directory  {}", r.directory)) << '\n';
+    out << terminal_text(fmt::format("  division {}   ruleset {} ({})", r.division, r.ruleset.str(), r.ruleset_source))
+        << "\n\n";
     for (const auto& c : r.checks) {
       std::size_t e = c.count(Finding::kError), w = c.count(Finding::kWarning);
       std::string result = c.passed() ? "pass" : fmt::format("FAIL, {}", plural(e, "error"));
       if (w > 0) result += fmt::format(", {}", plural(w, "warning"));
       out << fmt::format("  {:<18} {}\n", c.check, result);
       for (const auto& f : c.findings) {
-        out << fmt::format("    {:<8} {}: {}\n", to_string(f.severity), location(shown_file(f.file, r.directory), f.line),
-                           f.message);
+        out << terminal_text(fmt::format("    {:<8} {}: {}", to_string(f.severity),
+                                         location(shown_file(f.file, r.directory), f.line), f.message))
+            << '\n';
       }
     }
   }

@@ -370,72 +370,79 @@ std::string inference_to_json_text(const DirectoryResult& r, std::size_t indent)
   return out;
 }
 
+namespace {
+
+// One line of the table report: names and messages from files and logs escaped
+// (terminal_text), so none can break the line or drive the terminal.
+void print_line(std::ostream& out, std::string_view line) { out << terminal_text(line) << '\n'; }
+
+}  // namespace
+
 void write_inference_table(std::ostream& out, const DirectoryResult& r) {
   const InferenceResult* i = r.inference.get();
-  fmt::print(out, "{} / {} / {} / {}\n", r.dir.submitter.empty() ? "-" : r.dir.submitter,
+  print_line(out, fmt::format("{} / {} / {} / {}", r.dir.submitter.empty() ? "-" : r.dir.submitter,
              r.dir.system.empty() ? "-" : r.dir.system, i && !i->model.empty() ? i->model : "-",
-             i ? i->scenario : "-");
-  fmt::print(out, "  directory  {}\n", r.dir.path.string());
+             i ? i->scenario : "-"));
+  print_line(out, fmt::format("  directory  {}", r.dir.path.string()));
   std::string platform = r.platform.name.empty() ? "unknown" : r.platform.name;
-  fmt::print(out, "  platform   {}   division {}   round {}\n", platform, r.division.empty() ? "-" : r.division,
-             i ? fmt::format("{} ({})", i->round, i->round_source) : "-");
+  print_line(out, fmt::format("  platform   {}   division {}   round {}", platform, r.division.empty() ? "-" : r.division,
+             i ? fmt::format("{} ({})", i->round, i->round_source) : "-"));
   if (!i) {
-    fmt::print(out, "  result     none (log unreadable)\n");
+    print_line(out, "  result     none (log unreadable)");
     return;
   }
-  fmt::print(out, "  log        {}{}\n", i->log_file, i->from_summary ? " (no detail log: summary read)" : "");
-  fmt::print(out, "  result     {} {}   ({}{}{})   {}\n",
-             i->performance_result ? figure_text(*i->performance_result) : "none", i->units, i->metric,
+  print_line(out, fmt::format("  log        {}{}", i->log_file, i->from_summary ? " (no detail log: summary read)" : ""));
+  print_line(out, fmt::format("  result     {} {}   ({}{}{})   {}", i->performance_result ? figure_text(*i->performance_result) : "none", i->units, i->metric,
              i->loadgen_scenario != i->scenario ? ", " + i->loadgen_scenario + " run" : "",
-             i->inferred ? ", inferred" : "", i->valid ? "VALID" : "INVALID");
+             i->inferred ? ", inferred" : "", i->valid ? "VALID" : "INVALID"));
   for (const auto& c : i->checks) {
     if (c.name == "performance_result") continue;
     // A run judged by token latencies logs no latency target (0): say so rather than show a
     // bare 0 against the model's constraint.
     const bool untargeted = c.name == "server_target_latency_ns" && c.value == 0;
-    fmt::print(out, "    {:<26} {:<6} {} (limit {}){}{}\n", c.name, c.passed ? "ok" : "FAILED",
+    print_line(out, fmt::format("    {:<26} {:<6} {} (limit {}){}{}", c.name, c.passed ? "ok" : "FAILED",
                c.value.is_null() ? "absent" : c.value.dump(), c.limit.dump(),
                untargeted ? "  no latency target set: the run is judged by TTFT/TPOT" : "",
-               c.passed ? "" : fmt::format("  line {}: {}", c.line, c.message));
+               c.passed ? "" : fmt::format("  line {}: {}", c.line, c.message)));
   }
   if (i->accuracy) {
     const inference::AccuracyResult& a = *i->accuracy;
-    fmt::print(out, "  accuracy   {}   {}\n", a.column.empty() ? "none" : a.column, a.valid ? "VALID" : "INVALID");
+    print_line(out, fmt::format("  accuracy   {}   {}", a.column.empty() ? "none" : a.column, a.valid ? "VALID" : "INVALID"));
     for (const auto& c : a.file_checks) {
-      if (!c.passed) fmt::print(out, "    {:<26} FAILED  {}\n", c.name, c.message);
+      if (!c.passed) print_line(out, fmt::format("    {:<26} FAILED  {}", c.name, c.message));
     }
     for (const auto& c : a.checks) {
-      fmt::print(out, "    {:<26} {:<6} {} ({}){}\n", c.name, c.passed ? "ok" : "FAILED",
+      print_line(out, fmt::format("    {:<26} {:<6} {} ({}){}", c.name, c.passed ? "ok" : "FAILED",
                  c.value.is_null() ? "absent" : c.value.is_string() ? c.value.get<std::string>() : c.value.dump(),
                  c.limit.is_string() ? c.limit.get<std::string>() : c.limit.dump(),
-                 c.passed ? "" : fmt::format("  {}", c.message));
+                 c.passed ? "" : fmt::format("  {}", c.message)));
     }
   }
   if (i->compliance_tests) {
     for (const auto& t : *i->compliance_tests) {
-      fmt::print(out, "  {}     {}   {}\n", t.test, t.valid ? "VALID" : "INVALID", t.dir);
+      print_line(out, fmt::format("  {}     {}   {}", t.test, t.valid ? "VALID" : "INVALID", t.dir));
       for (const auto& c : t.checks) {
         if (c.passed) continue;
-        fmt::print(out, "    {:<26} FAILED  {}\n", c.name, c.message);
+        print_line(out, fmt::format("    {:<26} FAILED  {}", c.name, c.message));
       }
     }
   }
   if (!i->submission_checks.empty()) {
-    fmt::print(out, "  submission {}\n", i->submission_valid ? "VALID" : "INVALID");
+    print_line(out, fmt::format("  submission {}", i->submission_valid ? "VALID" : "INVALID"));
     for (const auto& c : i->submission_checks) {
       if (c.passed) continue;
-      fmt::print(out, "    {:<26} FAILED  {}\n", c.name, c.message);
+      print_line(out, fmt::format("    {:<26} FAILED  {}", c.name, c.message));
     }
   }
   if (i->expected) {
     const auto& e = *i->expected;
-    fmt::print(out, "  expected   {} {} {}: published {} {}; measured {}, {:+.2f} % ({} {} %)\n", e.platform,
+    print_line(out, fmt::format("  expected   {} {} {}: published {} {}; measured {}, {:+.2f} % ({} {} %)", e.platform,
                e.model, e.scenario, figure_text(e.published), e.units, figure_text(e.measured), e.delta_percent,
-               e.within_tolerance ? "within" : "OUTSIDE", fmt::format("{:g}", e.tolerance_percent));
+               e.within_tolerance ? "within" : "OUTSIDE", fmt::format("{:g}", e.tolerance_percent)));
   } else {
-    fmt::print(out, "  expected   no published figure for {} {} on {}\n", i->model, i->scenario, platform);
+    print_line(out, fmt::format("  expected   no published figure for {} {} on {}", i->model, i->scenario, platform));
   }
-  for (const auto& w : r.warnings) fmt::print(out, "  warning: {}\n", w);
+  for (const auto& w : r.warnings) print_line(out, fmt::format("  warning: {}", w));
 }
 
 }  // namespace mlperf

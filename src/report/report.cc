@@ -4,6 +4,7 @@
 #include "mlperf/mllog/parallel.h"
 #include "mlperf/report/table_text.h"
 
+#include <array>
 #include <cmath>
 #include <ostream>
 
@@ -79,7 +80,8 @@ const std::vector<std::string> kRowHeader = {
 
 Row directory_row(const DirectoryResult& r, bool full_precision) {
   auto num = [&](const std::optional<double>& v, const char* spec) {
-    if (!v) return std::string();
+    // Not finite: an empty field, as JSON writes null (a warning says why).
+    if (!v || !std::isfinite(*v)) return std::string();
     return full_precision ? fmt::format("{}", *v) : fmt::format(fmt::runtime(spec), *v);
   };
   Row row;
@@ -225,26 +227,26 @@ void print_rcp_block(std::ostream& out, const char* title, const RcpVerdict& v, 
 
 void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
   if (r.dir.loadgen) return write_inference_table(out, r);
-  fmt::print(out, "{} / {} / {}\n", r.dir.submitter.empty() ? "-" : r.dir.submitter,
-             r.dir.system.empty() ? "-" : r.dir.system, r.benchmark);
-  fmt::print(out, "  directory  {}\n", r.dir.path.string());
+  fmt::print(out, "{} / {} / {}\n", r.dir.submitter.empty() ? "-" : terminal_text(r.dir.submitter),
+             r.dir.system.empty() ? "-" : terminal_text(r.dir.system), terminal_text(r.benchmark));
+  fmt::print(out, "  directory  {}\n", terminal_text(r.dir.path.string()));
   fmt::print(out, "  platform   {}{}   division {}   ruleset {} ({})\n", platform_text(r),
              r.platform.source.empty() ? "" : fmt::format(" (from {})", r.platform.source), r.division,
              r.ruleset.str(), r.ruleset_source);
   if (!r.ruleset_reason.empty()) fmt::print(out, "  ruleset    guessed: {}\n", r.ruleset_reason);
   if (r.dir.file_rule != "result_*.txt" || !r.dir.ignored_files.empty()) {
     std::vector<std::string> ignored;
-    for (const auto& f : r.dir.ignored_files) ignored.push_back(file_name(f.string()));
+    for (const auto& f : r.dir.ignored_files) ignored.push_back(terminal_text(file_name(f.string())));
     fmt::print(out, "  files      {} taken by {}; ignored: {}\n", r.dir.result_files.size(), r.dir.file_rule,
                ignored.empty() ? std::string("none") : fmt::format("{}", fmt::join(ignored, ", ")));
   }
   std::size_t width = 12;
-  for (const auto& run : r.runs) width = std::max(width, file_name(run.file).size());
+  for (const auto& run : r.runs) width = std::max(width, display_width(terminal_text(file_name(run.file))));
   fmt::print(out, "\n  {:<{}}  {:>10}  {:>20}  {:<10}  {}\n", "run", width, "minutes", "samples to converge",
              "status", "olympic mean");
   for (std::size_t i = 0; i < r.runs.size(); ++i) {
     const Run& run = r.runs[i];
-    fmt::print(out, "  {:<{}}  {:>10}  {:>20}  {:<10}  {}\n", file_name(run.file), width, opt_text(run.minutes),
+    fmt::print(out, "  {}  {:>10}  {:>20}  {:<10}  {}\n", pad(terminal_text(file_name(run.file)), width, false), opt_text(run.minutes),
                run.converged ? samples_text(run.samples_to_converge) : "not converged", run_status(run),
                i < r.run_roles.size() ? r.run_roles[i] : "");
   }
@@ -278,8 +280,52 @@ void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
   } else {
     fmt::print(out, "  expected       no published figure for {} on {}\n", r.benchmark, platform_text(r));
   }
-  for (const auto& w : r.warnings) fmt::print(out, "  warning: {}\n", w);
+  for (const auto& w : r.warnings) fmt::print(out, "  warning: {}\n", terminal_text(w));
 }
+
+namespace {
+
+// The last screen of a table report of several directories: one line per directory (who,
+// benchmark or model/scenario, figure, verdict, delta to the published figure), then the
+// counts, so the end of the output answers "did it pass?".
+void write_table_summary(std::ostream& out, const std::vector<DirectoryResult>& results) {
+  std::vector<std::array<std::string, 5>> rows;
+  std::size_t passed = 0;
+  for (const auto& r : results) {
+    std::array<std::string, 5> row;
+    row[0] = terminal_text(fmt::format("{} / {}", r.dir.submitter.empty() ? "-" : r.dir.submitter,
+                                       r.dir.system.empty() ? "-" : r.dir.system));
+    if (r.inference) {
+      const auto& i = *r.inference;
+      row[1] = terminal_text(i.model + "/" + i.scenario);
+      row[2] = i.performance_result ? inference::figure_text(*i.performance_result) + " " + i.units : "none";
+      row[3] = i.valid ? "VALID" : "INVALID";
+      if (!i.submission_valid && i.valid) row[3] += " (submission fails)";
+      row[4] = i.expected ? fmt::format("{:+.2f} % vs published", i.expected->delta_percent) : "no published figure";
+    } else {
+      row[1] = terminal_text(r.benchmark);
+      row[2] = r.score_minutes ? fmt::format("{:.2f} minutes", *r.score_minutes) : "no score";
+      row[3] = verdict_text(r);
+      row[4] = r.expected ? fmt::format("{:+.2f} % vs published", r.expected->delta_percent) : "no published figure";
+    }
+    if (!r.errors.empty()) row[3] += fmt::format(" ({} error{})", r.errors.size(), r.errors.size() == 1 ? "" : "s");
+    passed += r.passed ? 1 : 0;
+    rows.push_back(std::move(row));
+  }
+  std::array<std::size_t, 5> width{};
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], display_width(row[c]));
+  }
+  fmt::print(out, "\nsummary\n");
+  for (const auto& row : rows) {
+    std::string line = "  " + pad(row[0], width[0], false) + "  " + pad(row[1], width[1], false) + "  " +
+                       pad(row[2], width[2], true) + "  " + pad(row[3], width[3], false) + "  " + row[4];
+    fmt::print(out, "{}\n", line);
+  }
+  fmt::print(out, "{} directories: {} passed, {} failed\n", results.size(), passed, results.size() - passed);
+}
+
+}  // namespace
 
 void write_report(std::ostream& out, const std::vector<DirectoryResult>& results, ReportFormat format,
                   RcpPass pass) {
@@ -323,6 +369,7 @@ void write_report(std::ostream& out, const std::vector<DirectoryResult>& results
         if (i > 0) out << '\n';
         write_table(out, results[i], pass);
       }
+      if (results.size() > 1) write_table_summary(out, results);
       break;
     }
     case ReportFormat::kCsv: {

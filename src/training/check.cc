@@ -74,6 +74,7 @@ class Collector {
 
   void add(std::string_view check, Finding::Severity severity, std::string file, std::uint64_t line,
            std::string message) {
+    if (file.empty()) file = report_.directory;  // every finding names where it is
     for (auto& c : report_.checks) {
       if (c.check == check) {
         c.findings.push_back({std::string(check), severity, std::move(file), line, std::move(message)});

@@ -67,7 +67,7 @@ TEST(CheckOutput, TableShowsEachCheckAndItsFindingsUnderIt) {
             "  division closed   ruleset 5.1.0 (path)\n"
             "\n"
             "  event_order        FAIL, 1 error\n"
-            "    error    result_2.txt:41: run_start, 100% early\nreally\n"
+            "    error    result_2.txt:41: run_start, 100% early\\nreally\n"  // a newline cannot forge a line
             "  run_count          pass, 1 warning\n"
             "    warning  .: unknown benchmark\n"
             "  rcp                pass\n"

@@ -663,7 +663,13 @@ TEST(ReportTable, WriteReportSeparatesDirectories) {
   std::ostringstream one, two;
   write_table(one, passing_result(), RcpPass::kPruned);
   write_table(two, failing_result(), RcpPass::kPruned);
-  EXPECT_EQ(text, one.str() + "\n" + two.str());
+  // The directories, then the summary that makes the last screen answer "did it pass?".
+  const std::string summary =
+      "\nsummary\n"
+      "  AMD / MI355X_EPYC_9575F_pytorch  llama2_70b_lora  10.18 minutes  PASSED                           +0.05 % vs published\n"
+      "  - / -                            flux1                 no score  FAILED (no valid olympic score)  no published figure\n"
+      "2 directories: 1 passed, 1 failed\n";
+  EXPECT_EQ(text, one.str() + "\n" + two.str() + summary);
 }
 
 }  // namespace

@@ -50,5 +50,26 @@ TEST(TableText, WidthCountsCharactersNotBytes) {
   EXPECT_EQ(pad("abcdef", 4, false), "abcdef");  // never cut
 }
 
+
+// Names from the file system and logs reach the terminal as `ls -b` shows them: a newline or
+// an escape sequence in a folder name can neither forge a line nor drive the terminal.
+TEST(TableText, TerminalTextEscapesControlsAndBytesThatAreNotUtf8) {
+  EXPECT_EQ(terminal_text("AMD / MI355X"), "AMD / MI355X");
+  EXPECT_EQ(terminal_text("Ä MI355X é"), "Ä MI355X é");  // printable UTF-8 kept
+  EXPECT_EQ(terminal_text("x\nscore 999.00 minutes PASSED"), "x\\nscore 999.00 minutes PASSED");
+  EXPECT_EQ(terminal_text("\x1b[2J\x1b[31mred"), "\\033[2J\\033[31mred");
+  EXPECT_EQ(terminal_text(std::string("a\0b", 3)), "a\\000b");
+  EXPECT_EQ(terminal_text("tab\there\r"), "tab\\there\\r");
+  EXPECT_EQ(terminal_text("back\\slash"), "back\\slash");  // kept: messages quote JSON escapes
+  EXPECT_EQ(terminal_text("bad \xff byte"), "bad \\377 byte");
+  EXPECT_EQ(terminal_text("\xc2\x9b" "C1"), "\\302\\233C1");  // a C1 control (CSI)
+  EXPECT_EQ(terminal_text("\x7f"), "\\177");
+}
+
+TEST(TableText, MarkdownCellsNeverBecomeMarkup) {
+  EXPECT_EQ(markdown_cell("<img src=x onerror=alert(1)>"), "&lt;img src=x onerror=alert(1)&gt;");
+  EXPECT_EQ(markdown_cell("a|b\nc & d"), "a\\|b c &amp; d");
+}
+
 }  // namespace
 }  // namespace mlperf

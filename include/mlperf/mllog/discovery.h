@@ -54,10 +54,15 @@ struct BenchmarkDir {
 struct DiscoveryError {
   std::string path;
   std::string message;
+  /// A note, not an error (a symbolic link to a folder inside a tree, not followed): it does
+  /// not change the exit status.
+  bool warning = false;
 };
 
 /// Every benchmark directory at or below `root`, in sorted path order. Never follows
-/// symbolic links to directories (no loops); never writes. Errors are appended to `errors`.
+/// symbolic links to directories below `root` (no loops): each one is reported as a warning
+/// entry in `errors` ("not followed inside a tree; give it as PATH to score it"); `root`
+/// itself may be one. Never writes. Errors are appended to `errors`.
 /// A folder is a benchmark directory when it holds result_*.txt files; else, when it holds
 /// files named as run scripts name them (<DATESTAMP>_<N>.log, NVIDIA style); else *.log or
 /// *.txt files whose first 64 KiB hold an MLLOG line (issue #14). With `glob` (fnmatch

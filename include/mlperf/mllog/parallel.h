@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <exception>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -18,21 +20,39 @@ inline unsigned default_threads() {
 
 /// Calls job(i) once for every i in [0, count), on up to `threads` threads (the calling
 /// thread included); jobs start in index order, each thread taking the next index when it
-/// is free, and all have finished when this returns. Jobs must not throw (catch inside) and
-/// must write only to their own slot of any shared output, which keeps results in index
+/// is free, and all have finished when this returns. Jobs should catch what they can judge
+/// and must write only to their own slot of any shared output, which keeps results in index
 /// order whatever the scheduling (issue #5: files scored in parallel, deterministic order).
+/// An exception escaping a job (std::bad_alloc when memory runs out) never escapes its
+/// thread: no further job starts, and the first such exception is rethrown here once every
+/// thread has finished. Threads that cannot be started (no resources) leave their share to
+/// the others.
 template <class Job>
 void parallel_for(std::size_t count, unsigned threads, const Job& job) {
   std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i = next++; i < count; i = next++) job(i);
+  std::atomic<bool> failed{false};
+  std::exception_ptr first_error;
+  std::mutex error_mutex;
+  auto worker = [&]() noexcept {
+    try {
+      for (std::size_t i = next++; i < count && !failed.load(std::memory_order_relaxed); i = next++) job(i);
+    } catch (...) {
+      std::lock_guard lock(error_mutex);
+      if (!first_error) first_error = std::current_exception();
+      failed = true;
+    }
   };
   const unsigned n = std::max(1u, static_cast<unsigned>(std::min<std::size_t>(threads, count)));
   std::vector<std::thread> pool;
-  pool.reserve(n - 1);
-  for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
+  try {
+    pool.reserve(n - 1);
+    for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
+  } catch (const std::exception&) {
+    // No memory or no thread to start: the threads that started and this one do the rest.
+  }
   worker();
   for (auto& t : pool) t.join();
+  if (first_error) std::rethrow_exception(first_error);
 }
 
 }  // namespace mlperf

@@ -13,6 +13,25 @@ namespace mlperf::html {
 
 namespace {
 
+// A file:// URL for an absolute path: every byte but the unreserved ones (RFC 3986) and '/'
+// percent-encoded, so '#', '?', '%', spaces and non-ASCII names open the file they name.
+std::string file_url(const std::filesystem::path& absolute) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out = "file://";
+  for (unsigned char c : absolute.string()) {
+    const bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+                      c == '.' || c == '_' || c == '~' || c == '/';
+    if (keep) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
 using nlohmann::json;
 
 std::string file_name(const std::string& path) {
@@ -389,7 +408,7 @@ std::string check_report(const std::vector<CheckReport>& reports) {
         std::filesystem::path absolute = std::filesystem::absolute(f.file);
         std::string where = f.line ? fmt::format("{}:{}", f.file, f.line) : f.file;
         findings.row({f.severity == Finding::kError ? "<span class=\"bad\">error</span>" : "warning", escape(f.check),
-                      fmt::format("<a href=\"file://{}\">{}</a>", escape(absolute.string()), escape(where)),
+                      fmt::format("<a href=\"{}\">{}</a>", escape(file_url(absolute)), escape(where)),
                       escape(f.message)});
       }
     }

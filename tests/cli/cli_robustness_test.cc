@@ -1,0 +1,209 @@
+// Never a wrong answer with exit 0 (issue #24), through the binary: names that would forge
+// output lines, logs with NaN, impossible figures, logs that are no regular files, the last
+// screen of a report of several directories, and links in HTML reports.
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "../test_support.h"
+
+namespace mlperf {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::binary;
+using testing::q;
+using testing::read_file;
+using testing::run_command;
+using testing::source_dir;
+using testing::TempDir;
+using testing::write_file;
+
+const fs::path kLlama = "data/examples/training_results_v5.1/AMD/results/MI355X_EPYC_9575F_pytorch/llama31_8b";
+
+// AMD's llama31_8b folder copied to `dest` (its system description beside, as in the round).
+fs::path llama_copy(const fs::path& root, const std::string& system = "MI355X_EPYC_9575F_pytorch") {
+  const fs::path dest = root / "AMD/results" / system / "llama31_8b";
+  fs::create_directories(dest.parent_path());
+  fs::copy(source_dir() / kLlama, dest, fs::copy_options::recursive);
+  fs::create_directories(root / "AMD/systems");
+  fs::copy_file(source_dir() / "data/examples/training_results_v5.1/AMD/systems/MI355X_EPYC_9575F_pytorch.json",
+                root / "AMD/systems" / (system + ".json"));
+  return dest;
+}
+
+// Replaces the first occurrence of `from` in `file` by `to`.
+void edit(const fs::path& file, const std::string& from, const std::string& to) {
+  std::string text = read_file(file);
+  const auto at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  write_file(file, text);
+}
+
+TEST(CliRobustness, ANewlineOrEscapeInAFolderNameCannotForgeALineOrDriveTheTerminal) {
+  TempDir tmp;
+  const std::string system = "evil\n  score          999.00 minutes   PASSED\x1b[2J";
+  const fs::path dir = llama_copy(tmp.path() / "training_results_v5.1", system);
+  write_file(dir / "result_3.txt", read_file(dir / "result_3.txt") + ":::MLLOG {broken\n");
+  auto r = run_command(binary() + " score " + q(tmp.path()) + " 2>" + q(tmp.path() / "err.txt"));
+  EXPECT_EQ(r.out.find("\n  score          999.00"), std::string::npos) << r.out;  // no forged line
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
+  EXPECT_NE(r.out.find("evil\\n  score          999.00 minutes   PASSED\\033[2J"), std::string::npos) << r.out;
+  const std::string err = read_file(tmp.path() / "err.txt");
+  EXPECT_EQ(err.find('\x1b'), std::string::npos) << err;
+  // The parse error's FILE:LINE: line is one line, its name escaped.
+  EXPECT_NE(err.find("evil\\n  score"), std::string::npos) << err;
+  for (std::size_t start = 0, nl; (nl = err.find('\n', start)) != std::string::npos; start = nl + 1) {
+    const std::string line = err.substr(start, nl - start);
+    EXPECT_TRUE(line.starts_with("mlperf-score: ") || line.starts_with(tmp.path().string())) << line;
+  }
+}
+
+TEST(CliRobustness, MarkdownEscapesHtmlFromNames) {
+  TempDir tmp;
+  llama_copy(tmp.path() / "training_results_v5.1", "x<img src=x onerror=alert(1)>");
+  auto r = run_command(binary() + " score --format markdown " + q(tmp.path()));
+  EXPECT_EQ(r.out.find("<img"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("x&lt;img src=x onerror=alert(1)&gt;"), std::string::npos) << r.out;
+}
+
+// Python's json.dumps writes NaN for a diverged metric; the official checker reads it as a
+// number and passes the log, so the run counts and the score stays AMD's 99.71.
+TEST(CliRobustness, ANanEvalAccuracyIsANumberAsTheOfficialCheckerReadsIt) {
+  TempDir tmp;
+  const fs::path dir = llama_copy(tmp.path() / "training_results_v5.1");
+  edit(dir / "result_0.txt", "\"value\": 5.595030307769775", "\"value\": NaN");
+  auto r = run_command(binary() + " score --format json " + q(tmp.path()) + " 2>&1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& d = doc["results"][0];
+  EXPECT_NEAR(d["score_minutes"].get<double>(), 99.71, 0.005);
+  EXPECT_EQ(d["runs"][0]["counted"], true) << d["runs"][0].dump();
+}
+
+TEST(CliRobustness, ImpossibleFiguresKeepTheVerdictButCarryAWarningNamingFileAndLine) {
+  TempDir tmp;
+  const fs::path dir = llama_copy(tmp.path() / "training_results_v5.1");
+  // run_stop before run_start in two runs: negative times to train.
+  for (const char* f : {"result_0.txt", "result_1.txt"}) {
+    std::string text = read_file(dir / f);
+    const auto stop = text.find("\"key\": \"run_stop\"");
+    ASSERT_NE(stop, std::string::npos);
+    const auto time = text.rfind("\"time_ms\": ", stop) + 11;
+    text.replace(time, text.find(',', time) - time, "1");
+    write_file(dir / f, text);
+  }
+  auto r = run_command(binary() + " score --format json " + q(tmp.path()) + " 2>&1");
+  const auto doc = nlohmann::json::parse(r.out);
+  std::size_t impossible = 0;
+  for (const auto& w : doc["results"][0]["warnings"]) {
+    const std::string text = w;
+    if (text.find("impossible time to train") == std::string::npos) continue;
+    ++impossible;
+    EXPECT_TRUE(text.find("result_0.txt:") != std::string::npos || text.find("result_1.txt:") != std::string::npos)
+        << text;
+  }
+  EXPECT_EQ(impossible, 2u) << doc["results"][0]["warnings"].dump();
+  auto table = run_command(binary() + " score " + q(tmp.path()) + " 2>&1");
+  EXPECT_NE(table.out.find("warning: " + (dir / "result_0.txt").string() + ":"), std::string::npos) << table.out;
+}
+
+// A NUL-filled tail after a crash is no MLLOG line: the run still counts (AMD's 99.71). Where
+// the log's last line lacks its newline the tail joins that MLLOG line, and the official parser
+// rejects it ("Extra data"), as the tool does; here the tail follows a newline.
+TEST(CliRobustness, ALongLineWithoutTheMllogTokenAtTheEndIsIgnored) {
+  TempDir tmp;
+  const fs::path dir = llama_copy(tmp.path() / "training_results_v5.1");
+  std::string text = read_file(dir / "result_0.txt");
+  if (!text.ends_with("\n")) text += "\n";
+  text += std::string(17u << 20, '\0');
+  write_file(dir / "result_0.txt", text);
+  auto r = run_command(binary() + " score --format json " + q(dir) + " 2>&1");
+  ASSERT_EQ(r.status, 0) << r.out.substr(0, 2000);
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(doc["results"][0]["score_minutes"].get<double>(), 99.71, 0.005);
+  EXPECT_EQ(doc["results"][0]["runs"][0]["counted"], true);
+}
+
+// A symbolic link to a benchmark folder inside a scored tree is not walked (a loop would never
+// end) but said, without changing the exit status; given as PATH it is scored.
+TEST(CliRobustness, ASymlinkedBenchmarkFolderInsideATreeIsReportedNotSkippedSilently) {
+  TempDir tmp;
+  const fs::path dir = llama_copy(tmp.path() / "real/training_results_v5.1");
+  const fs::path tree = tmp.path() / "tree";
+  fs::create_directories(tree);
+  fs::create_directory_symlink(dir, tree / "llama31_8b");
+  fs::create_directory_symlink(tree, tree / "loop");
+  auto r = run_command(binary() + " score " + q(tree) + " 2>&1");
+  EXPECT_EQ(r.status, 2) << r.out;  // nothing else to score: "no result files found"
+  EXPECT_NE(r.out.find("mlperf-score: warning: " + (tree / "llama31_8b").string() +
+                       ": a symbolic link to a folder; not followed inside a tree"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find((tree / "loop").string() + ": a symbolic link to a folder"), std::string::npos) << r.out;
+  auto direct = run_command(binary() + " score " + q(tree / "llama31_8b") + " 2>&1");
+  EXPECT_EQ(direct.status, 0) << direct.out;
+  EXPECT_NE(direct.out.find("99.71 minutes"), std::string::npos) << direct.out;
+}
+
+// A file size limit makes the write fail (EFBIG) instead of killing the process with SIGXFSZ:
+// exit 2 with a message, no temporary file left, no partial report.
+TEST(CliRobustness, AFileSizeLimitIsAWriteErrorWithNothingLeftBehind) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "out" / "report.json";
+  fs::create_directories(out.parent_path());
+  auto r = run_command("ulimit -f 8 && " + binary() + " score --format json --output " + q(out) + " " +
+                       q(source_dir() / "data/examples") + " 2>&1");
+  EXPECT_EQ(r.status, 2) << r.out.substr(0, 2000);
+  EXPECT_NE(r.out.find("mlperf-score: "), std::string::npos) << r.out.substr(0, 2000);
+  EXPECT_TRUE(fs::is_empty(out.parent_path())) << "left: " << fs::directory_iterator(out.parent_path())->path();
+}
+
+TEST(CliRobustness, ParseAndFollowRefuseAFifoAsScoreDoes) {
+  TempDir tmp;
+  const fs::path fifo = tmp.path() / "result_0.txt";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto parse = run_command(binary() + " parse " + q(fifo) + " 2>&1");
+  EXPECT_EQ(parse.status, 2);
+  EXPECT_NE(parse.out.find(fifo.string() + ": cannot open: not a regular file"), std::string::npos) << parse.out;
+  auto follow = run_command("timeout 20 " + binary() + " follow --timeout 10 --interval 0.05 " + q(fifo) + " 2>&1");
+  EXPECT_EQ(follow.status, 2) << follow.out;
+  EXPECT_NE(follow.out.find("not a regular file"), std::string::npos) << follow.out;
+}
+
+TEST(CliRobustness, AReportOfSeveralDirectoriesEndsWithTheirSummary) {
+  auto r = run_command(binary() + " score " + q(source_dir() / "data/examples") + " 2>/dev/null");
+  ASSERT_EQ(r.status, 0);
+  const auto at = r.out.rfind("\nsummary\n");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string tail = r.out.substr(at);
+  EXPECT_NE(tail.find("llama31_8b"), std::string::npos) << tail;
+  EXPECT_NE(tail.find("99.71 minutes"), std::string::npos) << tail;
+  EXPECT_NE(tail.find("10.18 minutes"), std::string::npos) << tail;
+  EXPECT_NE(tail.find("23514.8 Tokens/s"), std::string::npos) << tail;
+  EXPECT_NE(tail.find("llama2-70b-99.9/Server"), std::string::npos) << tail;
+  EXPECT_TRUE(tail.ends_with("9 directories: 9 passed, 0 failed\n")) << tail;
+}
+
+TEST(CliRobustness, HtmlLinksArePercentEncodedFileUrls) {
+  TempDir tmp;
+  const fs::path root = tmp.path() / "a#b?c d";
+  const fs::path dir = llama_copy(root / "training_results_v5.1");
+  write_file(dir / "result_3.txt", read_file(dir / "result_3.txt") + ":::MLLOG {broken\n");
+  auto r = run_command(binary() + " check --format html --output " + q(tmp.path() / "report.html") + " " + q(root) +
+                       " 2>&1");
+  const std::string html = read_file(tmp.path() / "report.html");
+  EXPECT_NE(html.find("file://" + tmp.path().string() + "/a%23b%3Fc%20d/"), std::string::npos)
+      << html.substr(0, 2000);
+  EXPECT_EQ(html.find("href=\"file://" + root.string()), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mlperf
