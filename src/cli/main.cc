@@ -57,7 +57,9 @@ int main(int argc, char** argv) {
   CLI::App app{"mlperf-score: MLPerf Training and Inference result logs → time to train, RCP check, score; "
                 "inference figures, accuracy, compliance tests (TEST01/04/06…) and validity, as the official "
                 "MLCommons tooling (compliance checker, package checker, submission checker) judges them"};
-  app.set_version_flag("--version", "mlperf-score 0.1.0");
+  // The version is CMake's project(VERSION), passed in by CMakeLists.txt (one place for the
+  // binary, the man page and the Debian package).
+  app.set_version_flag("--version", "mlperf-score " MLPERF_SCORE_VERSION);
   app.require_subcommand(1);
 
   std::vector<Command> commands;
