@@ -1,4 +1,5 @@
 #include "mlperf/mllog/mllog.h"
+#include "mlperf/mllog/python_json.h"
 
 #include <algorithm>
 #include <charconv>
@@ -161,6 +162,10 @@ LineKind parse_mllog_line(std::string_view line, Event& event, std::string& erro
   try {
     doc = nlohmann::json::parse(payload.begin(), payload.end());
   } catch (const nlohmann::json::exception& e) {
+    // The reference's json.loads also reads NaN, Infinity and -Infinity (python_json.h).
+    if (auto python = parse_json_with_python_constants(payload)) {
+      return to_event(*python, event, error) ? LineKind::kEvent : LineKind::kError;
+    }
     // nlohmann's message: "[json.exception.parse_error.101] parse error at line 1, column 7: ..."
     std::string_view what = e.what();
     std::size_t col = what.find("column ");
