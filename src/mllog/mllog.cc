@@ -2,6 +2,7 @@
 #include "mlperf/mllog/python_json.h"
 
 #include <algorithm>
+#include <cmath>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -162,9 +163,14 @@ LineKind parse_mllog_line(std::string_view line, Event& event, std::string& erro
   try {
     doc = nlohmann::json::parse(payload.begin(), payload.end());
   } catch (const nlohmann::json::exception& e) {
-    // The reference's json.loads also reads NaN, Infinity and -Infinity (python_json.h).
+    // The reference's json.loads also reads NaN, Infinity and -Infinity (python_json.h) in a
+    // value or metadata. A time_ms of NaN or ±inf stays a parse error here: no time to train
+    // can be made of it (the hostile-input tests hold this).
     if (auto python = parse_json_with_python_constants(payload)) {
-      return to_event(*python, event, error) ? LineKind::kEvent : LineKind::kError;
+      const auto time = python->is_object() ? python->find("time_ms") : python->end();
+      if (time == python->end() || !time->is_number_float() || std::isfinite(time->get<double>())) {
+        return to_event(*python, event, error) ? LineKind::kEvent : LineKind::kError;
+      }
     }
     // nlohmann's message: "[json.exception.parse_error.101] parse error at line 1, column 7: ..."
     std::string_view what = e.what();

@@ -3,6 +3,8 @@
 // the constants NaN, Infinity and -Infinity as numbers; RFC 8259 parsers (nlohmann::json)
 // reject them. MLPerf HPC logs do log them (an eval_loss of NaN, hpc_results_v3.0 HPE+LBNL
 // perlmutter_512x4 deepcam result_1.txt), and the official tooling counts such runs.
+// parse_mllog_line takes them in a value or metadata only: a time_ms of NaN or ±inf stays a
+// parse error (json.loads would read it; no time to train can be made of it).
 
 #include <optional>
 #include <string_view>
