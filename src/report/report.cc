@@ -244,7 +244,7 @@ void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
   std::size_t width = 12;
   for (const auto& run : r.runs) width = std::max(width, file_name(run.file).size());
   fmt::print(out, "\n  {:<{}}  {:>10}  {:>20}  {:<10}  {}\n", "run", width, "minutes", "samples to converge",
-             "status", "olympic mean");
+             "status", r.weak ? "weak scaling" : "olympic mean");
   for (std::size_t i = 0; i < r.runs.size(); ++i) {
     const Run& run = r.runs[i];
     fmt::print(out, "  {:<{}}  {:>10}  {:>20}  {:<10}  {}\n", file_name(run.file), width, opt_text(run.minutes),
