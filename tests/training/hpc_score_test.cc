@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "mlperf/training/check.h"
 #include "mlperf/training/score.h"
 #include "mlperf/training/weak_scaling.h"
 #include "../test_support.h"
@@ -145,6 +146,24 @@ TEST_F(HpcScore, WeakCosmoflowAndOpenfoldOfRound3) {
   EXPECT_NEAR(*openfold.weak->time_to_train_all_minutes, 34.415, kTol);
   EXPECT_NEAR(*openfold.weak->throughput, 0.4649135551358419, kTol);
   EXPECT_EQ(openfold.verdict, "passed");
+}
+
+// `check` on HPC folders: the per-log compliance of the HPC rules passes; a weak-scaling
+// folder has no olympic mean and is not failed for it (the official package checker holds
+// weak folders to at least the required runs and at most one failing log).
+TEST_F(HpcScore, CheckPassesRealStrongAndWeakFolders) {
+  for (const char* folder : {"hpc_results_v3.0/Clemson/results/18xR750-2xA100-PCIe-80GB/strong/deepcam",
+                             "hpc_results_v3.0/NVIDIA/results/eos_n256_ngc23.09_pytorch/weak/openfold"}) {
+    DirectoryResult r = score(folder);
+    CheckReport report = check_training_directory(r, data.facts());
+    const CheckResult* compliance = report.find("compliance");
+    ASSERT_NE(compliance, nullptr);
+    EXPECT_TRUE(compliance->passed()) << folder;
+    const CheckResult* olympic = report.find("olympic_score");
+    ASSERT_NE(olympic, nullptr);
+    EXPECT_TRUE(olympic->passed()) << folder;
+    EXPECT_TRUE(report.passed()) << folder;
+  }
 }
 
 // Too few models: the official summarizer leaves the columns empty ("Not enough converging
