@@ -44,6 +44,10 @@ void add_scoring_options(CLI::App* cmd, ScoringArgs& args, const std::vector<std
   cmd->add_option("--ruleset", args.ruleset,
                   "Ruleset X.Y.Z (default: a training_results_vX.Y path component, else guessed from the benchmark's "
                   "rounds and the logs' dates, else the newest shipped)");
+  cmd->add_option("--usage", args.usage,
+                  "training or hpc (MLPerf HPC): the suite --ruleset belongs to (default: an hpc_results_vX.Y or "
+                  "training_results_vX.Y path component, else hpc for <system>/strong|weak/<benchmark> folders)")
+      ->check(CLI::IsMember({"training", "hpc"}));
   cmd->add_option("--format", args.format, format_help)->check(CLI::IsMember(formats))->capture_default_str();
   cmd->add_option("--rcp-pass", args.rcp_pass, "RCP set: pruned (default, as the reference) or full")
       ->check(CLI::IsMember({"pruned", "full"}))
@@ -92,6 +96,7 @@ std::optional<ScoreOptions> score_options(const ScoringArgs& args) {
   ScoreOptions options;
   options.ruleset = parse_ruleset_option(args.ruleset, ruleset_ok);
   if (!ruleset_ok) return std::nullopt;
+  if (!args.usage.empty()) options.usage = parse_usage(args.usage);
   options.rcp_pass = args.rcp_pass == "full" ? RcpPass::kFull : RcpPass::kPruned;
   options.bert_train_samples = args.bert_train_samples;
   return options;

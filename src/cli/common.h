@@ -36,6 +36,7 @@ struct Command {
 /// The options every scoring command (score, check, compare, summarize) takes.
 struct ScoringArgs {
   std::string ruleset;              ///< --ruleset X.Y.Z; empty: from the path, else the newest
+  std::string usage;                ///< --usage training|hpc; empty: from the path or layout
   std::string rcp_pass = "pruned";  ///< --rcp-pass pruned|full (scoring.md §5)
   bool bert_train_samples = false;  ///< --bert-train-samples
   std::string data_dir;             ///< --data-dir: folder holding configs/ and data/rcps/

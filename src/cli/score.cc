@@ -28,9 +28,14 @@ int run_score(const ScoreArgs& args) {
   auto data = load_data(args.data_dir);
   if (!data) return kExitInputError;
   if (options.ruleset) {
-    auto rcp_rulesets = data->rcp_rulesets("training");
-    bool known = data->facts().rounds.count(*options.ruleset) > 0 ||
-                 std::find(rcp_rulesets.begin(), rcp_rulesets.end(), *options.ruleset) != rcp_rulesets.end();
+    // Under --usage hpc the ruleset is an HPC round (hpc 3.0.0); else a training one.
+    const Usage usage = options.usage.value_or(Usage::kTraining);
+    const Ruleset ruleset = options.ruleset->with_usage(usage);
+    auto rcp_rulesets = data->rcp_rulesets(to_string(usage));
+    bool known = data->facts().rounds.count(ruleset) > 0 ||
+                 std::find(rcp_rulesets.begin(), rcp_rulesets.end(), options.ruleset->with_usage(Usage::kTraining)) !=
+                     rcp_rulesets.end();
+    if (!known && !options.usage) known = data->facts().rounds.count(ruleset.with_usage(Usage::kHpc)) > 0;
     if (!known) {
       print_stderr_line(fmt::format("mlperf-score: warning: ruleset {} has no shipped facts or RCPs", options.ruleset->str()));
     }

@@ -766,15 +766,21 @@ class Parser {
       return make(Node::kList, std::move(kids));
     }
     if (accept_op("{")) {
-      std::vector<NodeP> kids;  // key, value, key, value…
+      std::vector<NodeP> kids;  // key, value, key, value… (a set display: its elements)
+      bool set_display = false;
       while (!is_op("}")) {
         kids.push_back(expr());
-        expect_op(":");
-        kids.push_back(expr());
+        // {a, b}: a set display (hpc_3.0.0/closed_openfold.yaml: `v['value'] in {'…', '…'}`).
+        // It evaluates as a list of its elements: `in`, iteration and truth as Python's set.
+        if (kids.size() == 1 && !is_op(":")) set_display = true;
+        if (!set_display) {
+          expect_op(":");
+          kids.push_back(expr());
+        }
         if (!accept_op(",")) break;
       }
       expect_op("}");
-      return make(Node::kDict, std::move(kids));
+      return make(set_display ? Node::kList : Node::kDict, std::move(kids));
     }
     fail("unexpected '" + t.text + "'");
   }
@@ -1023,6 +1029,17 @@ PyValue call(const Node& node, Env& env) {
       }
     }
     if (const std::string* s = self.str(); s && attr == "format") return format_string(*s, args);
+    // str.lower() / str.upper() (hpc_X.Y.Z/closed_deepcam.yaml names its scheduler config by
+    // v['value'].lower()): ASCII letters mapped, other characters kept.
+    if (const std::string* s = self.str(); s && (attr == "lower" || attr == "upper")) {
+      need(0, attr);
+      std::string out = *s;
+      for (char& c : out) {
+        if (attr == "lower" && c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+        if (attr == "upper" && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+      }
+      return PyValue(out);
+    }
     throw PyError("AttributeError", fmt::format("'{}' object has no attribute '{}'", self.type_name(), attr));
   }
   if (fn.kind != Node::kName) type_error("object is not callable");

@@ -207,14 +207,18 @@ ConfigFile parse_config(std::string_view yaml_text, const std::string& name) {
 
 namespace {
 
-// The .yaml files of the training_* folders below `root` (all when `wanted` is null), sorted.
+// True for the folder names of the official rulesets: training_X.Y.Z and hpc_X.Y.Z.
+bool is_ruleset_folder(std::string_view name) { return name.starts_with("training_") || name.starts_with("hpc_"); }
+
+// The .yaml files of the training_* and hpc_* folders below `root` (all when `wanted` is
+// null), sorted.
 std::vector<fs::path> config_files(const fs::path& root, const std::set<std::string>* wanted) {
   std::error_code ec;
   if (!fs::is_directory(root, ec)) throw std::runtime_error(fmt::format("{}: no compliance rules folder", root.string()));
   std::vector<fs::path> files;
   for (const auto& folder : fs::directory_iterator(root)) {
     std::string name = folder.path().filename().string();
-    if (!folder.is_directory() || !name.starts_with("training_")) continue;
+    if (!folder.is_directory() || !is_ruleset_folder(name)) continue;
     if (wanted && !wanted->count(name)) continue;
     for (const auto& f : fs::directory_iterator(folder.path())) {
       if (f.path().extension() == ".yaml") files.push_back(f.path());
@@ -230,7 +234,7 @@ RuleLibrary RuleLibrary::load(const fs::path& root) { return load_files(config_f
 
 RuleLibrary RuleLibrary::load(const fs::path& root, const std::set<Ruleset>& rulesets) {
   std::set<std::string> wanted;
-  for (const auto& r : rulesets) wanted.insert("training_" + r.str());
+  for (const auto& r : rulesets) wanted.insert(r.folder());
   // Folders named in the wanted folders' files (4.0.0 closed_resnet enqueues training_3.1.0/…).
   std::set<std::string> named;
   for (const auto& path : config_files(root, &wanted)) {
@@ -238,9 +242,11 @@ RuleLibrary RuleLibrary::load(const fs::path& root, const std::set<Ruleset>& rul
     std::stringstream text;
     text << in.rdbuf();
     std::string body = text.str();
-    for (auto at = body.find("training_"); at != std::string::npos; at = body.find("training_", at + 1)) {
-      auto end = body.find('/', at);
-      if (end != std::string::npos && end - at < 24) named.insert(body.substr(at, end - at));
+    for (std::string_view prefix : {"training_", "hpc_"}) {
+      for (auto at = body.find(prefix); at != std::string::npos; at = body.find(prefix, at + 1)) {
+        auto end = body.find('/', at);
+        if (end != std::string::npos && end - at < 24) named.insert(body.substr(at, end - at));
+      }
     }
   }
   wanted.insert(named.begin(), named.end());
@@ -285,11 +291,11 @@ const ConfigFile* RuleLibrary::config(std::string_view name) const {
 }
 
 bool RuleLibrary::has_ruleset(const Ruleset& ruleset) const {
-  return config(fmt::format("training_{}/common.yaml", ruleset.str())) != nullptr;
+  return config(ruleset.folder() + "/common.yaml") != nullptr;
 }
 
 const std::unordered_set<std::string>& RuleLibrary::keys_with_rules(const Ruleset& ruleset) const {
-  auto it = keys_by_folder_.find("training_" + ruleset.str());
+  auto it = keys_by_folder_.find(ruleset.folder());
   return it == keys_by_folder_.end() ? no_keys_ : it->second;
 }
 
@@ -768,7 +774,7 @@ class StreamJudge {
     for (const auto& [name, config] : library.configs()) {
       if (config.aggregates_eval_accuracy) aggregators_[config.aggregation_field].field = config.aggregation_field;
     }
-    start(fmt::format("training_{}/common.yaml", ruleset.str()), std::nullopt);
+    start(ruleset.folder() + "/common.yaml", std::nullopt);
     settle();
   }
 

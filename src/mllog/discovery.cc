@@ -50,10 +50,18 @@ bool is_result_name(std::string_view name) {
 }
 
 // The ruleset a path component names: training_vX.Y, training_vX.Y.Z, training_results_vX.Y
-// (the round folders of MLCommons' result repositories); the patch number is not used.
+// (the round folders of MLCommons' result repositories), and hpc_vX.Y, hpc_results_vX.Y for
+// MLPerf HPC (usage hpc); the patch number is not used.
 std::optional<Ruleset> ruleset_from_component(std::string_view s) {
-  if (!s.starts_with("training")) return std::nullopt;
-  s.remove_prefix(8);
+  Usage usage = Usage::kTraining;
+  if (s.starts_with("training")) {
+    s.remove_prefix(8);
+  } else if (s.starts_with("hpc")) {
+    s.remove_prefix(3);
+    usage = Usage::kHpc;
+  } else {
+    return std::nullopt;
+  }
   if (s.starts_with("_results")) s.remove_prefix(8);
   if (!s.starts_with("_v")) return std::nullopt;
   s.remove_prefix(2);
@@ -64,7 +72,9 @@ std::optional<Ruleset> ruleset_from_component(std::string_view s) {
   std::string_view minor = rest.substr(0, dot2);
   if (!all_digits(major) || !all_digits(minor)) return std::nullopt;
   if (dot2 != std::string_view::npos && !all_digits(rest.substr(dot2 + 1))) return std::nullopt;
-  return Ruleset::parse(std::string(major) + "." + std::string(minor));
+  auto r = Ruleset::parse(std::string(major) + "." + std::string(minor));
+  if (r) r->usage = usage;
+  return r;
 }
 
 std::optional<Ruleset> ruleset_from_path(const fs::path& path) {
@@ -159,7 +169,13 @@ class SystemDescriptions {
 // description. `systems` caches the description look-up (nullptr: looked up here).
 void describe(BenchmarkDir& dir, std::string_view absolute, SystemDescriptions* systems) {
   dir.benchmark_name = std::string(path_name(absolute));
-  const std::string_view system_dir = path_parent(absolute);
+  std::string_view system_dir = path_parent(absolute);
+  // MLPerf HPC: <org>/results/<system>/<strong|weak>/<benchmark>.
+  if (std::string_view scaling = path_name(system_dir);
+      (scaling == "strong" || scaling == "weak") && path_name(path_parent(path_parent(system_dir))) == "results") {
+    dir.scaling = std::string(scaling);
+    system_dir = path_parent(system_dir);
+  }
   dir.system = std::string(path_name(system_dir));
   if (path_name(path_parent(system_dir)) == "results") {
     const std::string org_dir(path_parent(path_parent(system_dir)));

@@ -1,6 +1,7 @@
 #include "mlperf/mllog/mllog.h"
 
 #include <algorithm>
+#include <cmath>
 #include <charconv>
 #include <cstdlib>
 #include <cerrno>

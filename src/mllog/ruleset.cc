@@ -4,6 +4,14 @@
 
 namespace mlperf {
 
+const char* to_string(Usage usage) { return usage == Usage::kHpc ? "hpc" : "training"; }
+
+std::optional<Usage> parse_usage(std::string_view text) {
+  if (text == "training") return Usage::kTraining;
+  if (text == "hpc") return Usage::kHpc;
+  return std::nullopt;
+}
+
 std::optional<Ruleset> Ruleset::parse(std::string_view text) {
   Ruleset r;
   std::size_t i = 0;
@@ -29,5 +37,11 @@ std::optional<Ruleset> Ruleset::parse(std::string_view text) {
 std::string Ruleset::str() const {
   return std::to_string(parts[0]) + "." + std::to_string(parts[1]) + "." + std::to_string(parts[2]);
 }
+
+}  // namespace mlperf
+
+namespace mlperf {
+
+std::string Ruleset::folder() const { return std::string(to_string(usage)) + "_" + str(); }
 
 }  // namespace mlperf

@@ -1,4 +1,5 @@
 #include "mlperf/report/report.h"
+#include "mlperf/report/hpc_report.h"
 #include "mlperf/inference/score.h"
 #include "mlperf/report/inference_report.h"
 #include "mlperf/mllog/parallel.h"
@@ -174,7 +175,7 @@ nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
   }
   std::vector<std::string> ignored;
   for (const auto& f : r.dir.ignored_files) ignored.push_back(f.string());
-  return {
+  nlohmann::json object = {
       {"directory", r.dir.path.string()},
       {"kind", "training"},
       {"submitter", json_string_or_null(r.dir.submitter)},
@@ -204,6 +205,8 @@ nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
       {"projected_score_minutes", json_number_or_null(r.projected_score_minutes)},
       {"warnings", r.warnings},
   };
+  add_hpc_json_fields(object, r);  // usage, scaling; weak scaling's figures
+  return object;
 }
 
 // The RCP check as the text table shows it: the verdict line under `title` (14 columns),
@@ -232,7 +235,7 @@ void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
   fmt::print(out, "  directory  {}\n", terminal_text(r.dir.path.string()));
   fmt::print(out, "  platform   {}{}   division {}   ruleset {} ({})\n", platform_text(r),
              r.platform.source.empty() ? "" : fmt::format(" (from {})", r.platform.source), r.division,
-             r.ruleset.str(), r.ruleset_source);
+             ruleset_label(r.ruleset), r.ruleset_source);
   if (!r.ruleset_reason.empty()) fmt::print(out, "  ruleset    guessed: {}\n", r.ruleset_reason);
   if (r.dir.file_rule != "result_*.txt" || !r.dir.ignored_files.empty()) {
     std::vector<std::string> ignored;
@@ -243,12 +246,17 @@ void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
   std::size_t width = 12;
   for (const auto& run : r.runs) width = std::max(width, display_width(terminal_text(file_name(run.file))));
   fmt::print(out, "\n  {:<{}}  {:>10}  {:>20}  {:<10}  {}\n", "run", width, "minutes", "samples to converge",
-             "status", "olympic mean");
+             "status", r.weak ? "weak scaling" : "olympic mean");
   for (std::size_t i = 0; i < r.runs.size(); ++i) {
     const Run& run = r.runs[i];
     fmt::print(out, "  {}  {:>10}  {:>20}  {:<10}  {}\n", pad(terminal_text(file_name(run.file)), width, false), opt_text(run.minutes),
                run.converged ? samples_text(run.samples_to_converge) : "not converged", run_status(run),
                i < r.run_roles.size() ? r.run_roles[i] : "");
+  }
+  if (r.weak) {  // MLPerf HPC weak scaling: its figures in place of the olympic mean and score
+    write_weak_scaling_block(out, r);
+    for (const auto& w : r.warnings) fmt::print(out, "  warning: {}\n", w);
+    return;
   }
   int counted = 0;
   for (const auto& run : r.runs) counted += run.counted() ? 1 : 0;

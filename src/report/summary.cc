@@ -1,4 +1,5 @@
 #include "mlperf/report/summary.h"
+#include "mlperf/report/hpc_report.h"
 #include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/result.h"
 #include "mlperf/report/table_text.h"
@@ -30,7 +31,7 @@ const std::vector<std::string> kTableHeaders = {"submitter", "system", "system n
 
 std::vector<std::string> description_cells(const SystemRow& s) {
   return {s.submitter,
-          s.system,
+          s.scaling.empty() ? s.system : s.system + "/" + s.scaling,  // MLPerf HPC: <system>/strong|weak
           s.system_name,
           s.division,
           s.availability,
@@ -42,11 +43,16 @@ std::vector<std::string> description_cells(const SystemRow& s) {
 
 // A score cell: 2 decimals; `absent` when the system has no directory; "no score" when it
 // has one without a valid score.
-std::string score_cell(const SystemRow& s, std::size_t column, const char* absent, bool inference = false) {
+std::string score_cell(const SystemRow& s, std::size_t column, const char* absent, bool inference = false,
+                       const std::string& name = "") {
   if (!s.result_index[column]) return absent;
   if (!s.scores[column]) return "no score";
   // Inference figures as the official table prints them (6 significant digits).
-  return inference ? fmt::format("{:.6g}", *s.scores[column]) : fmt::format("{:.2f}", *s.scores[column]);
+  if (inference) return fmt::format("{:.6g}", *s.scores[column]);
+  if (const char* spec = weak_scaling_cell_format(name)) {  // MLPerf HPC weak-scaling columns
+    return fmt::format(fmt::runtime(spec), *s.scores[column]);
+  }
+  return fmt::format("{:.2f}", *s.scores[column]);
 }
 
 // Inference columns are named <model>/<scenario>; training benchmark names hold no '/'.
@@ -85,7 +91,8 @@ std::string accuracy_cell(const SystemRow& s, std::size_t column, const std::vec
 std::string figure_cell(const Summary& summary, const SystemRow& s, const FigureColumn& f,
                         const std::vector<DirectoryResult>& results, const char* absent) {
   return f.accuracy ? accuracy_cell(s, f.benchmark, results, absent)
-                    : score_cell(s, f.benchmark, absent, is_inference_column(summary.benchmarks[f.benchmark]));
+                    : score_cell(s, f.benchmark, absent, is_inference_column(summary.benchmarks[f.benchmark]),
+                                 summary.benchmarks[f.benchmark]);
 }
 
 }  // namespace
@@ -95,7 +102,7 @@ Summary summarize(const std::vector<DirectoryResult>& results, const Facts& fact
   // Columns: each ruleset's round, then strays.
   for (const auto& r : results) {
     if (r.dir.loadgen) continue;  // inference columns are model/scenario, in order of appearance
-    std::string ruleset = r.ruleset.str();
+    std::string ruleset = ruleset_label(r.ruleset);  // "hpc 3.0.0" for MLPerf HPC
     if (std::find(summary.rulesets.begin(), summary.rulesets.end(), ruleset) != summary.rulesets.end()) continue;
     summary.rulesets.push_back(ruleset);
     auto round = facts.rounds.find(r.ruleset);
@@ -103,7 +110,21 @@ Summary summarize(const std::vector<DirectoryResult>& results, const Facts& fact
       for (const auto& b : round->second) add_column(summary.benchmarks, b);
     }
   }
-  for (const auto& r : results) add_column(summary.benchmarks, r.benchmark);
+  // MLPerf HPC weak scaling: the official weak-scaling table's columns per benchmark.
+  const bool any_weak = std::any_of(results.begin(), results.end(), [](const DirectoryResult& r) { return r.weak.has_value(); });
+  if (any_weak) {
+    std::vector<std::string> names = summary.benchmarks;
+    for (const auto& r : results) {
+      if (r.weak) add_column(names, r.benchmark);
+    }
+    for (const auto& b : names) {
+      if (is_inference_column(b)) continue;
+      for (const auto& c : weak_scaling_columns(b)) add_column(summary.benchmarks, c);
+    }
+  }
+  for (const auto& r : results) {
+    if (!r.weak) add_column(summary.benchmarks, r.benchmark);
+  }
   const std::size_t columns = summary.benchmarks.size();
 
   // Rows: one per system folder (the parent of the benchmark directories).
@@ -114,6 +135,7 @@ Summary summarize(const std::vector<DirectoryResult>& results, const Facts& fact
     if (!norm.has_filename()) norm = norm.parent_path();
     // Inference: <system>/<model>/<scenario>, one row per system as the official table.
     std::string key = (r.dir.loadgen && !r.dir.loadgen->bare ? norm.parent_path() : norm).parent_path().string();
+    // MLPerf HPC: the key is <system>/strong or <system>/weak, a row each, as the official tables.
     auto [it, inserted] = row_of.emplace(key, summary.systems.size());
     if (inserted) {
       SystemRow row;
@@ -121,6 +143,7 @@ Summary summarize(const std::vector<DirectoryResult>& results, const Facts& fact
       row.system = r.dir.system;
       row.division = r.division;
       row.accelerator_model_name = r.accelerator_model_name;
+      row.scaling = r.dir.scaling;
       row.result_index.resize(columns);
       row.scores.resize(columns);
       if (r.dir.system_description) {
@@ -143,6 +166,17 @@ Summary summarize(const std::vector<DirectoryResult>& results, const Facts& fact
       summary.systems.push_back(std::move(row));
     }
     SystemRow& row = summary.systems[it->second];
+    if (r.weak) {  // MLPerf HPC weak scaling: its four figures
+      const auto cells = weak_scaling_cells(*r.weak);
+      const auto names = weak_scaling_columns(r.benchmark);
+      for (std::size_t k = 0; k < names.size(); ++k) {
+        std::size_t c = std::find(summary.benchmarks.begin(), summary.benchmarks.end(), names[k]) - summary.benchmarks.begin();
+        if (row.result_index[c]) continue;
+        row.result_index[c] = i;
+        row.scores[c] = cells[k];
+      }
+      continue;
+    }
     std::size_t column =
         std::find(summary.benchmarks.begin(), summary.benchmarks.end(), r.benchmark) - summary.benchmarks.begin();
     if (row.result_index[column]) {
@@ -183,6 +217,7 @@ nlohmann::json to_json(const Summary& summary, const std::vector<DirectoryResult
         {"host_processor_model_name", json_string_or_null(s.host_processor_model_name)},
         {"framework", json_string_or_null(s.framework)},
         {"system_description", json_string_or_null(s.system_description)},
+        {"scaling", json_string_or_null(s.scaling)},
         {"scores", scores},
         {"accuracy", accuracy},
         {"directories", directories},
@@ -260,6 +295,9 @@ void write_summary(std::ostream& out, const Summary& summary, const std::vector<
       if (!summary.rulesets.empty() || !inference) {
         fmt::print(out, "Scores in minutes (time to train × RCP normalization factor), ruleset {}\n",
                    summary.rulesets.empty() ? std::string("-") : fmt::format("{}", fmt::join(summary.rulesets, ", ")));
+        if (std::any_of(results.begin(), results.end(), [](const DirectoryResult& r) { return r.weak.has_value(); })) {
+          fmt::print(out, "{}\n", kWeakScalingLegend);
+        }
       }
       if (inference) {
         fmt::print(out, "Inference: Performance_Result per <model>/<scenario> as the official results table "

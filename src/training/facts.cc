@@ -31,9 +31,13 @@ const BenchmarkFacts* Facts::find(const std::string& name) const {
   return it == benchmarks.end() ? nullptr : &it->second;
 }
 
-Ruleset Facts::newest_ruleset() const {
-  if (rounds.empty()) throw std::runtime_error("benchmark facts list no rounds");
-  return rounds.rbegin()->first;
+Ruleset Facts::newest_ruleset() const { return newest_ruleset(Usage::kTraining); }
+
+Ruleset Facts::newest_ruleset(Usage usage) const {
+  for (auto it = rounds.rbegin(); it != rounds.rend(); ++it) {
+    if (it->first.usage == usage) return it->first;
+  }
+  throw std::runtime_error(fmt::format("benchmark facts list no {} rounds", to_string(usage)));
 }
 
 namespace {
@@ -117,6 +121,13 @@ Facts Facts::load(const std::filesystem::path& file) {
       auto parsed = Ruleset::parse(r);
       if (!parsed) throw std::runtime_error(fmt::format("{}: bad ruleset \"{}\"", file.string(), r));
       facts.rounds[*parsed] = list.get<std::vector<std::string>>();
+    }
+    // MLPerf HPC rounds (mlperf_logging benchmark_meta.py, usage "hpc"), versioned apart.
+    const nlohmann::json hpc_rounds = doc.value("hpc_rounds", nlohmann::json::object());
+    for (const auto& [r, list] : hpc_rounds.items()) {
+      auto parsed = Ruleset::parse(r);
+      if (!parsed) throw std::runtime_error(fmt::format("{}: bad HPC ruleset \"{}\"", file.string(), r));
+      facts.rounds[parsed->with_usage(Usage::kHpc)] = list.get<std::vector<std::string>>();
     }
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(fmt::format("{}: {}", file.string(), e.what()));

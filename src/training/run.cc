@@ -266,6 +266,11 @@ void RunBuilder::add_event(const E& e) {
     on_run_stop(e);
   } else if (k == "seed") {
     on_seed(e);
+  } else if (k == "number_of_nodes" || k == "accelerators_per_node") {
+    // HPC weak scaling's instance scale (Run::number_of_nodes).
+    if (!(run_.number_of_nodes && run_.accelerators_per_node)) {
+      if (auto v = value_number(e)) (k == "number_of_nodes" ? run_.number_of_nodes : run_.accelerators_per_node) = *v;
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <set>
 
@@ -168,20 +169,32 @@ std::vector<T> repeated_to(const std::vector<T>& values, std::size_t n) {
   return out;
 }
 
+// The usage `dir` is judged under (ScoreOptions::usage): --usage, else the round in the path,
+// else hpc for the HPC layout or an HPC benchmark's folder, else training.
+Usage usage_of(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options) {
+  if (options.usage) return *options.usage;
+  if (dir.path_ruleset) return dir.path_ruleset->usage;
+  if (!dir.scaling.empty()) return Usage::kHpc;
+  const BenchmarkFacts* facts = data.facts().find(dir.benchmark_name);
+  return facts && facts->usage == "hpc" ? Usage::kHpc : Usage::kTraining;
+}
+
 // Step 1, the ruleset: --ruleset, else the round in the path, else the newest shipped (which
-// a guess from the logs' dates may replace in step 2).
+// a guess from the logs' dates may replace in step 2); of the directory's usage.
 void choose_ruleset(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options,
                     DirectoryResult& out) {
+  const Usage usage = usage_of(dir, data, options);
   if (options.ruleset) {
-    out.ruleset = *options.ruleset;
+    out.ruleset = options.ruleset->with_usage(usage);
     out.ruleset_source = "--ruleset";
-  } else if (dir.path_ruleset) {
+  } else if (dir.path_ruleset && dir.path_ruleset->usage == usage) {
     out.ruleset = *dir.path_ruleset;
     out.ruleset_source = "path";
   } else {
-    out.ruleset = data.facts().newest_ruleset();
+    out.ruleset = data.facts().newest_ruleset(usage);
     out.ruleset_source = "newest shipped";
   }
+  if (dir.scaling == "weak") out.scaling = "weak";
 }
 
 // Step 2, read the logs (taken from `ahead` when read already) and name the benchmark from
@@ -194,7 +207,7 @@ void read_logs(const BenchmarkDir& dir, const DataContext& data, const ScoreOpti
   read_result_files(dir, data.facts(), run_options, ahead, out.runs, out.errors);
   out.benchmark = most_common(out.runs, &Run::benchmark);
   if (out.benchmark.empty()) out.benchmark = dir.benchmark_name;
-  if (options.ruleset || dir.path_ruleset) return;
+  if (options.ruleset || (dir.path_ruleset && dir.path_ruleset->usage == out.ruleset.usage)) return;
   std::string reason;
   std::optional<Ruleset> guessed = guess_ruleset(out.benchmark, out.runs, data, reason);
   if (!guessed) return;
@@ -484,6 +497,32 @@ void compare_with_published(const DataContext& data, const ScoreOptions& options
   }
 }
 
+// MLPerf HPC weak scaling (weak_scaling.h) in place of steps 6 – 9: every compliant run is a
+// trained model; the figures exist when enough models trained. Fewer result files than the
+// benchmark needs is incomplete, as for a strong set.
+void score_weak_directory(const BenchmarkFacts* facts, DirectoryResult& out) {
+  out.run_roles.clear();
+  for (const auto& r : out.runs) {
+    out.run_roles.push_back(r.counted() ? "model" : "dropped: " + (r.drop_reasons.empty()
+                                                                       ? std::string("no time to train")
+                                                                       : fmt::format("{}", fmt::join(r.drop_reasons, "; "))));
+  }
+  out.rcp = RcpVerdict{};
+  out.rcp.rcp_case = RcpCase::kNotChecked;
+  out.rcp.normalization_factor = std::numeric_limits<double>::quiet_NaN();
+  out.rcp.message = "weak scaling: the official summarizer checks RCPs for strong scaling only";
+  out.weak = score_weak_scaling(out.runs, facts ? facts->required_runs : 0);
+  const WeakScalingScore& w = *out.weak;
+  for (const auto& p : w.problems) out.warnings.push_back(p);
+  const bool incomplete = facts && static_cast<int>(out.runs.size() + out.errors.size()) < facts->required_runs;
+  out.passed = facts && w.enough_models && w.problems.empty();
+  out.verdict = incomplete && !out.passed ? "incomplete" : out.passed ? "passed" : "failed";
+  if (!w.enough_models) {
+    out.warnings.push_back(fmt::format("{} of at least {} models trained: no weak-scaling figures", w.models_converged,
+                                       w.models_required));
+  }
+}
+
 // score_training_directory with the runs score_training_directories read ahead (null: read
 // them here): the steps above, in order.
 DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options,
@@ -495,6 +534,11 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
   const std::set<std::string> benchmarks = agree_on_benchmark_and_division(out);
   const BenchmarkFacts* facts = apply_benchmark_facts(data, out);
   tag_directory_platform(dir, data, options, out);
+  if (out.scaling == "weak") {
+    score_weak_directory(facts, out);
+    for (const auto& err : out.errors) out.warnings.push_back(err);
+    return out;
+  }
   const OlympicStep olympic = take_olympic_mean(dir, out);
   const std::optional<RcpVerdict> projected_rcp =
       check_convergence(facts, benchmarks, olympic.incomplete, data, options, out);
@@ -507,7 +551,9 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
 
 // The ruleset `dir` is judged under (as score_directory_with chooses it).
 Ruleset ruleset_of(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options) {
-  return options.ruleset ? *options.ruleset : dir.path_ruleset ? *dir.path_ruleset : data.facts().newest_ruleset();
+  DirectoryResult chosen;
+  choose_ruleset(dir, data, options, chosen);
+  return chosen.ruleset;
 }
 
 // The official summarizer reads every log through the compliance checker and drops the logs
@@ -543,6 +589,7 @@ compliance::RuleLibrary load_compliance_rules(const std::vector<BenchmarkDir>& d
     if (d.loadgen) continue;
     rulesets.insert(ruleset_of(d, data, options));
     guessed = guessed || (!options.ruleset && !d.path_ruleset);
+    // A guess stays within the usage: its rounds' folders are all loaded.
   }
   if (rulesets.empty()) return {};
   const std::filesystem::path root = data.root() / "configs" / "compliance";

@@ -13,7 +13,7 @@
 // Trailing spaces and blank lines at the end of an output are not compared.
 //
 // The commands of one block run in order in one /bin/sh, in a fresh temporary folder holding a
-// copy of the shipped data/examples (so the README's relative paths work and an example may
+// copy of the shipped data/examples and tests/data/hpc (so the README's relative paths work and an example may
 // write files), with `mlperf-score` on PATH: a link to the binary under test. Each
 // example is its own test case, named after its README line; a failure names that line and
 // shows the expected and the actual output.
@@ -197,6 +197,9 @@ TEST_P(ReadmeExample, PrintsWhatTheReadmeShows) {
   fs::path work = tmp.path() / "work";
   fs::create_directories(work / "data");
   fs::copy(source_dir() / "data/examples", work / "data/examples", fs::copy_options::recursive);
+  // The MLPerf HPC example reads real HPC folders kept with the tests.
+  fs::create_directories(work / "tests/data");
+  fs::copy(source_dir() / "tests/data/hpc", work / "tests/data/hpc", fs::copy_options::recursive);
   fs::create_directories(tmp.path() / "bin");
   // A link, not a script: it runs where the temporary folder is mounted noexec, and the
   // binary sees "mlperf-score" as its name, as after an install.

@@ -133,8 +133,13 @@ TEST_F(ConfigCoverage, EveryConfigIsAppliedAndEveryBlockRunsAgreeingWithTheOffic
 
   std::set<std::string> reachable = reachable_configs(*library_);
   std::vector<std::string> not_applied, not_run;
-  std::size_t blocks = 0;
+  std::size_t blocks = 0, training_configs = 0, training_reachable = 0;
   for (const auto& [name, config] : library_->configs()) {
+    // This fixture holds training logs; the MLPerf HPC configs (hpc_X.Y.Z/) are judged on real
+    // HPC logs in hpc_compliance_test.cc.
+    if (name.starts_with("hpc_")) continue;
+    ++training_configs;
+    training_reachable += reachable.count(name);
     if (!reachable.count(name)) {
       EXPECT_EQ(applied.count(name), 0u) << name;
       continue;
@@ -145,8 +150,8 @@ TEST_F(ConfigCoverage, EveryConfigIsAppliedAndEveryBlockRunsAgreeingWithTheOffic
       if (!ran.count(name + ": " + b)) not_run.push_back(name + ": " + b);
     }
   }
-  EXPECT_EQ(library_->configs().size(), 240u);
-  EXPECT_EQ(reachable.size(), 232u);  // all but the eight 1.1.0 open configs
+  EXPECT_EQ(training_configs, 240u);
+  EXPECT_EQ(training_reachable, 232u);  // all but the eight 1.1.0 open configs
   EXPECT_TRUE(not_applied.empty()) << ::testing::PrintToString(not_applied);
   // Every BEGIN, END and KEY block (PRE, CHECK, FIRST_CHECK, ATLEAST_ONE_CHECK, POST) of
   // every reachable config ran on some log.

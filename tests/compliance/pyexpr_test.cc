@@ -135,8 +135,13 @@ TEST(PyExpr, EveryShippedConfigParses) {
                         "6.1.0"}) {
     EXPECT_TRUE(library.has_ruleset(testing::rs(r))) << r;
   }
-  EXPECT_EQ(library.configs().size(), 240u);  // counted with Python yaml, as the checker loads them
-  EXPECT_EQ(keys, 1793u);
+  for (const char* r : {"1.0.0", "2.0.0", "3.0.0"}) {
+    EXPECT_TRUE(library.has_ruleset(testing::rs(r).with_usage(Usage::kHpc))) << "hpc " << r;
+  }
+  // Counted with Python yaml, as the checker loads them: 240 training configs with 1793 KEY
+  // records, and 38 MLPerf HPC configs (hpc_1.0.0 – hpc_3.0.0) with 241.
+  EXPECT_EQ(library.configs().size(), 278u);
+  EXPECT_EQ(keys, 2034u);
   std::size_t ends = 0;
   for (const auto& [name, config] : library.configs()) ends += config.end_pre || !config.end_checks.empty() ? 1 : 0;
   EXPECT_EQ(ends, 23u);  // the END records of 1.0.0–2.1.0

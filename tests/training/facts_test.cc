@@ -360,7 +360,13 @@ TEST_F(FactsFile, BenchmarksWithoutTargets) {
 }
 
 TEST_F(FactsFile, Rounds) {
-  ASSERT_EQ(facts_->rounds.size(), 12u);  // 1.0.0 … 6.1.0 (benchmark_meta.py _ALL_ALLOWED_BENCHMARKS)
+  // 1.0.0 … 6.1.0 and HPC 1.0.0 … 3.0.0 (benchmark_meta.py _ALL_ALLOWED_BENCHMARKS)
+  ASSERT_EQ(facts_->rounds.size(), 15u);
+  EXPECT_EQ(facts_->newest_ruleset().str(), "6.1.0");
+  EXPECT_EQ(facts_->newest_ruleset(Usage::kHpc).folder(), "hpc_3.0.0");
+  auto hpc3 = facts_->rounds.at(rs("3.0.0").with_usage(Usage::kHpc));
+  EXPECT_EQ(hpc3, (std::vector<std::string>{"cosmoflow", "deepcam", "oc20", "openfold"}));
+  EXPECT_EQ(facts_->rounds.at(rs("2.0.0").with_usage(Usage::kHpc)).size(), 3u);
   auto round = [&](const char* r) {
     auto it = facts_->rounds.find(rs(r));
     if (it == facts_->rounds.end()) throw std::logic_error(std::string("round missing: ") + r);

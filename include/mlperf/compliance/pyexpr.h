@@ -1,17 +1,18 @@
 #pragma once
-// The Python subset the official training compliance configs are written in
-// (mlperf_logging/compliance_checker/training_X.Y.Z/*.yaml: CHECK, ATLEAST_ONE_CHECK,
+// The Python subset the official training and HPC compliance configs are written in
+// (mlperf_logging/compliance_checker/{training,hpc}_X.Y.Z/*.yaml: CHECK, ATLEAST_ONE_CHECK,
 // FIRST_CHECK expressions; PRE, POST and BEGIN statements). Values behave as Python's do
 // (int/float/bool arithmetic and comparison, dicts shared by reference, errors where Python
 // raises); no Python is embedded. The subset is what the configs of 4.0.0–6.1.0 use:
-//   literals (int with `_`, float, 'str', "str", True/False/None, [..], {..}), names,
+//   literals (int with `_`, float, 'str', "str", True/False/None, [..], {k: v}, and set
+//   displays {a, b}, evaluated as lists: membership and iteration as a set's), names,
 //   subscripts, attributes, calls, `**`, unary -/+/not, * / // % + -, `|`, comparisons
 //   (chained; == != < <= > >= in, not in, is, is not), and/or, `x if c else y`;
 //   statements: expression, `t = e`, `t += e` (t a name or a subscript), `if c:` with an
 //   indented or same-line body, separated by `;` or new lines.
 // Functions: abs, min, max, int, float, len, str, round, is_integer (the checker's own:
 // |round(x) − x| < 1e-5), math.ceil/floor/log2/sqrt/isclose, enqueue_config (see Env),
-// dict.update/get/keys, str.format.
+// dict.update/get/keys, str.format, str.lower/upper (ASCII letters; HPC configs).
 
 #include <cstdint>
 #include <functional>

@@ -1,6 +1,7 @@
 #pragma once
-// The official training compliance rules (mlperf_logging/compliance_checker/training_X.Y.Z/
-// *.yaml, shipped unchanged under configs/compliance/) and their reader: one result log's
+// The official compliance rules (mlperf_logging/compliance_checker/training_X.Y.Z/ and, for
+// MLPerf HPC, hpc_X.Y.Z/ *.yaml, shipped unchanged under configs/compliance/; the ruleset's
+// usage picks the folder) and their reader: one result log's
 // MLLOG events → the official verdict with findings in words (issue #12).
 //
 // How the official checker (mlp_compliance.py) applies them, and so how LogReader does:
@@ -103,10 +104,11 @@ struct ConfigFile {
   std::unordered_map<std::string, int, Hash, std::equal_to<>> index_;
 };
 
-/// Every config file of the shipped rule folders (configs/compliance/training_X.Y.Z/).
+/// Every config file of the shipped rule folders (configs/compliance/training_X.Y.Z/ and
+/// hpc_X.Y.Z/).
 class RuleLibrary {
  public:
-  /// Reads every training_*/ *.yaml below `root`. Throws std::runtime_error naming the file
+  /// Reads every training_*/ and hpc_*/ *.yaml below `root`. Throws std::runtime_error naming the file
   /// (and its line for YAML errors) when one is malformed or uses Python outside the
   /// supported subset.
   static RuleLibrary load(const std::filesystem::path& root);
@@ -116,7 +118,7 @@ class RuleLibrary {
 
   /// The config named as enqueue_config names it ("training_5.1.0/common.yaml"), or nullptr.
   const ConfigFile* config(std::string_view name) const;
-  /// True when training_<ruleset>/common.yaml is shipped.
+  /// True when <usage>_<ruleset>/common.yaml is shipped (Ruleset::folder()).
   bool has_ruleset(const Ruleset& ruleset) const;
   /// Every MLLOG key some config that a ruleset can reach has a rule for (a log's lines of
   /// other keys need no value).
@@ -174,7 +176,7 @@ class StreamJudge;  // the configs of the official queue reading one log (rules.
 /// submission_benchmark; see rules.cc).
 class LogReader {
  public:
-  /// `library` must outlive the reader; `ruleset` picks training_<ruleset>/common.yaml;
+  /// `library` must outlive the reader; `ruleset` picks <usage>_<X.Y.Z>/common.yaml;
   /// `record_blocks` fills LogVerdict::blocks_run.
   LogReader(const RuleLibrary& library, const Ruleset& ruleset, bool record_blocks = false);
   ~LogReader();
@@ -214,7 +216,7 @@ class LogReader {
 };
 
 /// Judges lines already read (tests, and LogReader::finish): the configs from
-/// training_<ruleset>/common.yaml over `lines`. `parse_errors` adds the official
+/// <usage>_<X.Y.Z>/common.yaml (Ruleset::folder()) over `lines`. `parse_errors` adds the official
 /// "Log lines had parsing errors" failure; `no_events` the official "No log lines detected".
 LogVerdict judge_lines(const RuleLibrary& library, const Ruleset& ruleset, std::vector<LogLine> lines,
                        bool parse_errors, bool no_events = false, bool record_blocks = false);

@@ -40,8 +40,11 @@ struct BenchmarkDir {
   /// Files of the folder left out by that rule (*.log, *.txt), natural order.
   std::vector<std::filesystem::path> ignored_files;
   /// From a training_results_vX.Y (MLCommons repository) or training_vX.Y (reference
-  /// archive) path component: X.Y.0.
+  /// archive) path component: X.Y.0; from hpc_results_vX.Y or hpc_vX.Y: X.Y.0 of usage hpc.
   std::optional<Ruleset> path_ruleset;
+  /// MLPerf HPC layout <org>/results/<system>/<strong|weak>/<benchmark>: "strong" or "weak"
+  /// (submitter and system are then read above that folder); "" elsewhere.
+  std::string scaling;
   std::optional<LoadgenRun> loadgen;  ///< set for an inference scenario folder
   /// `path` made absolute and normal, as discovery found it ("" when not known): what the
   /// path says (division, round) is read from it without asking for the current directory.

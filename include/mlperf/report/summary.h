@@ -33,6 +33,9 @@ struct SystemRow {
   std::string host_processor_model_name;
   std::string framework;
   std::string system_description;  ///< path of the description; "" when there is none
+  /// MLPerf HPC: "strong" or "weak" (a row each, as the official summarizer's two tables);
+  /// "" for training and inference.
+  std::string scaling;
   /// Per column of Summary::benchmarks: the index into the summarized results of this
   /// system's directory for that benchmark; nullopt when the system has none.
   std::vector<std::optional<std::size_t>> result_index;
@@ -44,8 +47,11 @@ struct SystemRow {
 /// The summary of many scored directories.
 struct Summary {
   std::vector<std::string> rulesets;    ///< rulesets of the results, in order of appearance
-  /// Columns: the benchmarks of each ruleset's round (configs/benchmarks.json `rounds`), then
-  /// any scored benchmark not in those rounds, in order of appearance.
+  /// Columns: the benchmarks of each ruleset's round (configs/benchmarks.json `rounds`), then,
+  /// when MLPerf HPC weak-scaling folders are summarized, the official weak-scaling columns
+  /// of each benchmark (<benchmark>:number_of_models, :instance_scale, :time_to_train_all in
+  /// minutes, :throughput in models per minute), then any scored benchmark not in those
+  /// rounds, in order of appearance.
   std::vector<std::string> benchmarks;
   std::vector<SystemRow> systems;       ///< in order of first appearance in the results
   std::vector<std::string> warnings;    ///< unreadable descriptions, duplicate benchmarks

@@ -66,12 +66,16 @@ struct BenchmarkFacts {
 /// All benchmark facts plus the benchmarks of each round.
 struct Facts {
   std::map<std::string, BenchmarkFacts> benchmarks;
-  std::map<Ruleset, std::vector<std::string>> rounds;  ///< ruleset → benchmark names
+  /// ruleset → benchmark names: the training rounds ("rounds") and the MLPerf HPC rounds
+  /// ("hpc_rounds", rulesets of usage hpc).
+  std::map<Ruleset, std::vector<std::string>> rounds;
 
   /// Facts of `name`, or nullptr for an unknown benchmark.
   const BenchmarkFacts* find(const std::string& name) const;
-  /// The newest ruleset listed in `rounds`. Throws std::runtime_error when there is none.
+  /// The newest training ruleset listed in `rounds`. Throws std::runtime_error when there is none.
   Ruleset newest_ruleset() const;
+  /// The newest ruleset of `usage` listed in `rounds`. Throws std::runtime_error when there is none.
+  Ruleset newest_ruleset(Usage usage) const;
 
   /// Loads configs/benchmarks.json. Throws std::runtime_error naming the file on a
   /// missing file or malformed content.

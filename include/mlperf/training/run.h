@@ -74,6 +74,11 @@ struct Run {
   bool converged = false;               ///< run_stop success with a convergence point (§4.1)
   double samples_to_converge = kNotConverged;  ///< samples or epochs; kNotConverged if not
   std::optional<double> last_throughput;       ///< last tracked_stats throughput (samples/s)
+  /// MLPerf HPC weak scaling: number_of_nodes and accelerators_per_node as the official
+  /// summarizer reads them (result_summarizer.py _query_instance_scale): each the latest
+  /// numeric value seen until both have been seen. Training scoring never reads them.
+  std::optional<double> number_of_nodes;
+  std::optional<double> accelerators_per_node;
 
   /// One eval_accuracy value and where in training it was logged (for reports).
   struct EvalPoint {

@@ -18,6 +18,7 @@
 #include "mlperf/training/facts.h"
 #include "mlperf/training/rcp.h"
 #include "mlperf/training/run.h"
+#include "mlperf/training/weak_scaling.h"
 
 namespace mlperf {
 
@@ -31,6 +32,10 @@ enum class RcpPass { kPruned, kFull };
 /// Options of `score`.
 struct ScoreOptions {
   std::optional<Ruleset> ruleset;  ///< --ruleset; else from the path; else newest shipped
+  /// --usage (training or hpc): the usage of --ruleset, and of a directory whose path names
+  /// no round. Else the path's round (hpc_results_vX.Y), else the HPC layout
+  /// (<system>/strong|weak/<benchmark>) or an HPC benchmark's facts say hpc; else training.
+  std::optional<Usage> usage;
   RcpPass rcp_pass = RcpPass::kPruned;
   bool bert_train_samples = false;
   double tolerance_percent = 5.0;
@@ -50,8 +55,12 @@ struct DirectoryResult {
   BenchmarkDir dir;
   std::string benchmark;  ///< from submission_benchmark, else the folder name
   std::string division;   ///< from submission_division ("closed" when not logged)
-  Ruleset ruleset;
+  Ruleset ruleset;             ///< its usage says training or MLPerf HPC
   std::string ruleset_source;  ///< "--ruleset", "path", "guessed" or "newest shipped"
+  /// "strong" (training, and MLPerf HPC strong/ folders: time to train) or "weak" (MLPerf HPC
+  /// weak/ folders: `weak` holds the figures; no olympic mean, no RCP check, no score_minutes).
+  std::string scaling = "strong";
+  std::optional<WeakScalingScore> weak;  ///< scaling "weak" only
   std::string ruleset_reason;  ///< why a guessed ruleset was chosen (rounds, logs' date)
   PlatformTag platform;
   std::string accelerator_model_name;  ///< from the system description, when present
