@@ -119,6 +119,13 @@ bool FollowState::on_event(const Event& e) {
 
 LogTail::~LogTail() { close_file(); }
 
+void LogTail::start_over() {
+  offset_ = 0;
+  line_ = 0;
+  partial_.clear();
+  fingerprint_.clear();
+}
+
 void LogTail::close_file() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
@@ -177,9 +184,7 @@ LogTail::Change LogTail::poll(const std::function<void(std::uint64_t, std::strin
       partial_.clear();
     }
     close_file();
-    offset_ = 0;
-    line_ = 0;
-    fingerprint_.clear();
+    start_over();
     identity_.reset();
     return exists ? Change::kRestarted : Change::kMissing;
   }
@@ -195,10 +200,7 @@ LogTail::Change LogTail::poll(const std::function<void(std::uint64_t, std::strin
     const bool another = identity_ && *identity_ != std::pair<dev_t, ino_t>{st.st_dev, st.st_ino};
     identity_ = std::pair<dev_t, ino_t>{st.st_dev, st.st_ino};
     if (another) {
-      offset_ = 0;
-      line_ = 0;
-      partial_.clear();
-      fingerprint_.clear();
+      start_over();
       return Change::kRestarted;
     }
   }
@@ -211,10 +213,7 @@ LogTail::Change LogTail::poll(const std::function<void(std::uint64_t, std::strin
     rewritten = ::pread(fd_, now.data(), now.size(), at) != static_cast<ssize_t>(now.size()) || now != fingerprint_;
   }
   if (rewritten) {
-    offset_ = 0;
-    line_ = 0;
-    partial_.clear();
-    fingerprint_.clear();
+    start_over();
     return Change::kRestarted;
   }
   return read_lines(kBlock, on_line) > 0 ? Change::kRead : Change::kNone;

@@ -89,6 +89,7 @@ class LogTail {
   // Reads from fd_ at offset_ up to `limit` bytes, handing on complete lines; the bytes read.
   std::size_t read_lines(std::size_t limit, const std::function<void(std::uint64_t, std::string_view)>& on_line);
   void close_file();
+  void start_over();  // offset, line count, partial line and fingerprint back to a file's start
 
   std::filesystem::path file_;
   int fd_ = -1;
