@@ -101,7 +101,9 @@ std::string terminal_text(std::string_view text) {
     if (!ok) {
       octal(c);
       ++i;
-      if (n == 2 && c == 0xc2 && i < text.size()) {
+      // A C1 control (0xC2 0x80–0x9F): its second byte too, so no part of it reaches the terminal.
+      if (c == 0xc2 && i < text.size() && static_cast<unsigned char>(text[i]) >= 0x80 &&
+          static_cast<unsigned char>(text[i]) < 0xa0) {
         octal(static_cast<unsigned char>(text[i]));
         ++i;
       }

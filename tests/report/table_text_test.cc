@@ -64,6 +64,7 @@ TEST(TableText, TerminalTextEscapesControlsAndBytesThatAreNotUtf8) {
   EXPECT_EQ(terminal_text("bad \xff byte"), "bad \\377 byte");
   EXPECT_EQ(terminal_text("\xc2\x9b" "C1"), "\\302\\233C1");  // a C1 control (CSI)
   EXPECT_EQ(terminal_text("\x7f"), "\\177");
+  EXPECT_EQ(terminal_text("\xc2" "A"), "\\302A");  // a lone lead byte; the letter after it stays
 }
 
 TEST(TableText, MarkdownCellsNeverBecomeMarkup) {
