@@ -12,6 +12,7 @@
 
 #include "mlperf/training/score.h"
 #include "../test_support.h"
+#include "scoped_env.h"
 
 namespace mlperf {
 namespace {
@@ -29,31 +30,7 @@ const char* kFakeHip = MLPERF_SCORE_FAKE_HIP;
 // The AMD tests run as on a node without NVIDIA's library, even where one is installed.
 const char* kNoNvml = "/nonexistent/libnvidia-ml.so.1";
 
-// Sets (or unsets, with nullptr) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) {
-      ::setenv(name, value, 1);
-    } else {
-      ::unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      ::setenv(name_, old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using testing::ScopedEnv;
 
 // How many times the stand-in's hipDeviceGetAttribute has been called in this process.
 int fake_attribute_calls() {

@@ -14,6 +14,7 @@
 #include "mlperf/device/device_probe.h"
 #include "mlperf/training/score.h"
 #include "../test_support.h"
+#include "scoped_env.h"
 
 namespace mlperf {
 namespace {
@@ -33,31 +34,7 @@ const char* kNoNvml = "/nonexistent/libnvidia-ml.so.1";
 const char* kNoHip = "/nonexistent/libamdhip64.so";
 const std::uint64_t kMiB = 1024ull * 1024;
 
-// Sets (or unsets, with nullptr) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) {
-      ::setenv(name, value, 1);
-    } else {
-      ::unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      ::setenv(name_, old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using testing::ScopedEnv;
 
 // A counter exported by the stand-in (fake_nvml_init_calls, fake_nvml_shutdown_calls).
 int fake_counter(const char* name) {
