@@ -1,5 +1,6 @@
 #include "mlperf/report/check_report.h"
 #include "mlperf/report/table_text.h"
+#include "mlperf/report/exact_bytes.h"
 
 #include <ostream>
 
@@ -61,8 +62,11 @@ nlohmann::json check_to_json(const CheckReport& report) {
 void write_check_json(std::ostream& out, const std::vector<CheckReport>& reports) {
   nlohmann::json results = nlohmann::json::array();
   for (const auto& r : reports) results.push_back(check_to_json(r));
-  // Invalid UTF-8 (a path, a logged value) is replaced rather than aborting the report.
-  out << nlohmann::json{{"results", results}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+  // Invalid UTF-8 (a path, a logged value) is replaced rather than aborting the report; the
+  // exact bytes of such a string go beside it (exact_bytes.h).
+  nlohmann::json doc = {{"results", std::move(results)}};
+  add_exact_bytes(doc);
+  out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
 std::string check_summary(const std::vector<CheckReport>& reports) {

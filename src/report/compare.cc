@@ -1,6 +1,7 @@
 #include "mlperf/report/compare.h"
 #include "mlperf/inference/score.h"
 #include "mlperf/report/table_text.h"
+#include "mlperf/report/exact_bytes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -244,6 +245,7 @@ void write_comparison(std::ostream& out, const Comparison& c, ReportFormat forma
     case ReportFormat::kJson: {
       nlohmann::json doc = {{"benchmarks", c.benchmarks}, {"rows", nlohmann::json::array()}};
       for (const auto& r : c.rows) doc["rows"].push_back(to_json(r));
+      add_exact_bytes(doc);  // names that are not UTF-8: their exact bytes too (exact_bytes.h)
       out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
       break;
     }

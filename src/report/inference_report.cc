@@ -10,6 +10,8 @@
 #include "mlperf/inference/compliance_tests.h"
 #include "mlperf/inference/score.h"
 #include "mlperf/report/table_text.h"
+#include "mlperf/report/exact_bytes.h"
+#include "mlperf/mllog/mllog.h"
 
 namespace mlperf {
 
@@ -119,6 +121,7 @@ nlohmann::json inference_to_json(const DirectoryResult& r) {
                 {"source", e.source}};
   }
   j["expected"] = expected;
+  add_exact_bytes(j);  // names that are not UTF-8: their exact bytes too (exact_bytes.h)
   return j;
 }
 
@@ -145,51 +148,27 @@ class JsonText {
     out_.append(name);  // our own keys: nothing to escape
     out_.append("\": ");
     pending_value_ = true;
+    key_ = name;
   }
   void value(const nlohmann::json& v) {
-    // Scalars nlohmann writes plainly are written here (no serializer set up per value).
-    switch (v.type()) {
-      case nlohmann::json::value_t::null:
-        return literal("null");
-      case nlohmann::json::value_t::boolean:
-        return boolean(v.get<bool>());
-      case nlohmann::json::value_t::number_integer:
-        return integer(v.get<std::int64_t>());
-      case nlohmann::json::value_t::number_unsigned:
-        return integer(v.get<std::uint64_t>());
-      case nlohmann::json::value_t::string:
-        return string(v.get_ref<const std::string&>());
-      default:
-        break;
-    }
-    item();
-    if (v.is_structured() && !v.empty()) {
-      std::string text = v.dump(2, ' ', false, kReplace);
-      const std::string pad(base_ + 2 * depth_, ' ');
-      for (std::size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) {
-        text.insert(nl + 1, pad);
-        nl += pad.size();
-      }
-      out_.append(text);
-    } else {
-      out_.append(v.dump(-1, ' ', false, kReplace));
+    const bool member = pending_value_;
+    const std::string key = key_;
+    write_value(v);
+    if (!member) return;
+    // A string or list of strings that is not UTF-8: "<key>_bytes" beside it (exact_bytes.h).
+    if (auto sibling = exact_bytes_sibling(v)) {
+      this->key(key + "_bytes");
+      write_value(*sibling);
     }
   }
   void string(const std::string& s) {
-    // Printable ASCII without quote or backslash is written as it is (what nlohmann writes);
-    // anything else goes through nlohmann's escaping.
-    const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
-      return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f && c != '"' && c != '\\';
-    });
-    if (!plain) {
-      item();
-      out_.append(nlohmann::json(s).dump(-1, ' ', false, kReplace));
-      return;
+    const bool member = pending_value_;
+    const std::string key = member ? key_ : std::string();
+    write_string(s);
+    if (member && !is_valid_utf8(s)) {
+      this->key(key + "_bytes");
+      write_string(hex_bytes(s));
     }
-    item();
-    out_.push_back('"');
-    out_.append(s);
-    out_.push_back('"');
   }
   void string_or_null(const std::string& s) { s.empty() ? literal("null") : string(s); }
   void number(double d) { value(nlohmann::json(d)); }
@@ -207,12 +186,66 @@ class JsonText {
     out_.append(text);
   }
   void strings(const std::vector<std::string>& list) {
+    const bool member = pending_value_;
+    const std::string key = member ? key_ : std::string();
     begin_array();
-    for (const auto& s : list) string(s);
+    for (const auto& s : list) write_string(s);
+    end_array();
+    if (!member || std::all_of(list.begin(), list.end(), [](const std::string& s) { return is_valid_utf8(s); })) return;
+    this->key(key + "_bytes");
+    begin_array();
+    for (const auto& s : list) is_valid_utf8(s) ? literal("null") : write_string(hex_bytes(s));
     end_array();
   }
 
  private:
+  void write_value(const nlohmann::json& v) {
+    // Scalars nlohmann writes plainly are written here (no serializer set up per value).
+    switch (v.type()) {
+      case nlohmann::json::value_t::null:
+        return literal("null");
+      case nlohmann::json::value_t::boolean:
+        return boolean(v.get<bool>());
+      case nlohmann::json::value_t::number_integer:
+        return integer(v.get<std::int64_t>());
+      case nlohmann::json::value_t::number_unsigned:
+        return integer(v.get<std::uint64_t>());
+      case nlohmann::json::value_t::string:
+        return write_string(v.get_ref<const std::string&>());
+      default:
+        break;
+    }
+    item();
+    if (v.is_structured() && !v.empty()) {
+      nlohmann::json copy = v;
+      add_exact_bytes(copy);  // its own members' siblings, as inference_to_json has them
+      std::string text = copy.dump(2, ' ', false, kReplace);
+      const std::string pad(base_ + 2 * depth_, ' ');
+      for (std::size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) {
+        text.insert(nl + 1, pad);
+        nl += pad.size();
+      }
+      out_.append(text);
+    } else {
+      out_.append(v.dump(-1, ' ', false, kReplace));
+    }
+  }
+  void write_string(const std::string& s) {
+    // Printable ASCII without quote or backslash is written as it is (what nlohmann writes);
+    // anything else goes through nlohmann's escaping.
+    const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+      return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f && c != '"' && c != '\\';
+    });
+    if (!plain) {
+      item();
+      out_.append(nlohmann::json(s).dump(-1, ' ', false, kReplace));
+      return;
+    }
+    item();
+    out_.push_back('"');
+    out_.append(s);
+    out_.push_back('"');
+  }
   // Before an element: after a key, nothing; else a comma after the previous one and a new line.
   void item() {
     if (pending_value_) {
@@ -246,6 +279,7 @@ class JsonText {
   std::size_t depth_ = 0;
   std::vector<bool> first_;
   bool pending_value_ = false;
+  std::string key_;  // the key of the member last begun
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "mlperf/report/inference_report.h"
 #include "mlperf/mllog/parallel.h"
 #include "mlperf/report/table_text.h"
+#include "mlperf/report/exact_bytes.h"
 
 #include <array>
 #include <cmath>
@@ -206,6 +207,7 @@ nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
       {"warnings", r.warnings},
   };
   add_hpc_json_fields(object, r);  // usage, scaling; weak scaling's figures
+  add_exact_bytes(object);          // names that are not UTF-8: their exact bytes too
   return object;
 }
 

@@ -3,6 +3,7 @@
 #include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/result.h"
 #include "mlperf/report/table_text.h"
+#include "mlperf/report/exact_bytes.h"
 
 #include <algorithm>
 #include <map>
@@ -237,8 +238,12 @@ void write_summary(std::ostream& out, const Summary& summary, const std::vector<
   const std::vector<FigureColumn> figures = figure_columns(summary);
   switch (format) {
     case ReportFormat::kJson:
-      out << to_json(summary, results, pass).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    {
+      nlohmann::json doc = to_json(summary, results, pass);
+      add_exact_bytes(doc);  // names that are not UTF-8: their exact bytes too (exact_bytes.h)
+      out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
       break;
+    }
     case ReportFormat::kCsv: {
       std::vector<std::string> header = kDescriptionColumns;
       for (const auto& f : figures) header.push_back(figure_header(summary, f));

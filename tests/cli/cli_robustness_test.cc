@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -64,6 +65,64 @@ TEST(CliRobustness, ANewlineOrEscapeInAFolderNameCannotForgeALineOrDriveTheTermi
     const std::string line = err.substr(start, nl - start);
     EXPECT_TRUE(line.starts_with("mlperf-score: ") || line.starts_with(tmp.path().string())) << line;
   }
+}
+
+// Splits one CSV record of the tool's output (RFC 4180 quoting) into its fields.
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      fields.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+std::string from_hex(const std::string& hex) {
+  std::string bytes;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) bytes.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  return bytes;
+}
+
+TEST(CliRobustness, ANameThatIsNotUtf8IsRecoverableFromJsonAndCsvAgrees) {
+  TempDir tmp;
+  const std::string system = "sys\xff\xfe";
+  const fs::path dir = llama_copy(tmp.path() / "training_results_v5.1", system);
+  auto r = run_command(binary() + " score --format json " + q(tmp.path()));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto result = nlohmann::json::parse(r.out).at("results").at(0);
+  // The display string has U+FFFD for each bad byte; the sibling holds the exact bytes.
+  EXPECT_EQ(result.at("system"), "sys\xef\xbf\xbd\xef\xbf\xbd");
+  EXPECT_EQ(result.at("system_bytes"), "737973fffe");
+  EXPECT_EQ(from_hex(result.at("directory_bytes")), dir.string());
+  EXPECT_TRUE(fs::is_directory(from_hex(result.at("directory_bytes"))));  // a script can open it
+  const auto& run = result.at("runs").at(0);
+  EXPECT_TRUE(fs::is_regular_file(from_hex(run.at("file_bytes")))) << run.dump();
+  EXPECT_FALSE(result.contains("benchmark_bytes"));  // UTF-8 strings get none
+  // CSV writes the exact bytes: its directory and system fields equal JSON's decoded siblings.
+  auto csv = run_command(binary() + " score --format csv " + q(tmp.path()));
+  ASSERT_EQ(csv.status, 0) << csv.out;
+  const auto header = csv_fields(csv.out.substr(0, csv.out.find('\n')));
+  const std::string second = csv.out.substr(csv.out.find('\n') + 1);
+  const auto row = csv_fields(second.substr(0, second.find('\n')));
+  ASSERT_EQ(header.size(), row.size()) << csv.out;
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == "directory") EXPECT_EQ(row[i], from_hex(result.at("directory_bytes")));
+    if (header[i] == "system") EXPECT_EQ(row[i], from_hex(result.at("system_bytes")));
+  }
+  // check's JSON carries the same sibling.
+  auto check = run_command(binary() + " check --format json " + q(dir));
+  const auto checked = nlohmann::json::parse(check.out).at("results").at(0);
+  EXPECT_EQ(from_hex(checked.at("directory_bytes")), dir.string()) << check.out;
 }
 
 TEST(CliRobustness, MarkdownEscapesHtmlFromNames) {

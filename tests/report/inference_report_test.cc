@@ -41,12 +41,20 @@ TEST(InferenceJson, TextIsExactlyTheDumpOfTheObject) {
   inf->checks.push_back({"big", true, nlohmann::json(18209322760996052031ULL), nlohmann::json(1e-05), 7, ""});
   inf->checks.push_back({"scalars", false, nlohmann::json(-9223372036854775807LL - 1), nlohmann::json(true), 0, ""});
   inf->checks.push_back({"more", true, nlohmann::json(), nlohmann::json("caf\u00e9 \"q\"\n"), 1, "m"});
+  // Names that are not UTF-8: "<key>_bytes" siblings, in a string, a list and a structure.
+  inf->checks.push_back({"bytes", false, nlohmann::json("v\xfe"), nlohmann::json::parse(R"({"k": ["a"]})"), 2, ""});
+  inf->checks.back().limit["k"].push_back("b\xff");
+  inf->log_file = "/tmp/d\xff/mlperf_log_detail.txt";
   inf->expected.reset();
   odd.inference = inf;
-  odd.warnings = {"w\u00e9", ""};
+  odd.warnings = {"w\u00e9", "", "\xc0"};
+  odd.dir.path = "/tmp/d\xff";
   odd.errors = {"e1"};
   odd.dir.submitter.clear();
   results.push_back(odd);
+  const std::string odd_text = inference_to_json_text(odd);
+  EXPECT_NE(odd_text.find("\"directory_bytes\": \"2f746d702f64ff\""), std::string::npos) << odd_text;
+  EXPECT_NE(odd_text.find("\"warnings_bytes\": [\n    null,\n    null,\n    \"c0\"\n  ]"), std::string::npos);
   DirectoryResult empty;
   empty.dir.path = "x";
   empty.dir.loadgen = LoadgenRun{};

@@ -333,6 +333,11 @@ TEST(ReportJson, InvalidUtf8DoesNotThrow) {
   EXPECT_NO_THROW(text = render({r}, ReportFormat::kJson));
   nlohmann::json doc = nlohmann::json::parse(text);
   EXPECT_EQ(doc.at("results")[0].at("warnings").size(), 3u);
+  // The warning's exact bytes beside the display list (exact_bytes.h); the valid ones null.
+  const auto& exact = doc.at("results")[0].at("warnings_bytes");
+  ASSERT_EQ(exact.size(), 3u);
+  EXPECT_TRUE(exact[0].is_null());
+  EXPECT_EQ(exact[2], "626164206279746520ff2068657265");
 }
 
 // ---------------------------------------------------------------------------------------------
