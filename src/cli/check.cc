@@ -1,6 +1,7 @@
 // `mlperf-score check`: judge benchmark directories against the submission checks
 // (issue #3) and report them as a table, JSON, GitHub annotations and/or JUnit XML.
 
+#include <new>
 #include <algorithm>
 #include <iostream>
 #include <set>
@@ -60,6 +61,8 @@ int run_check(const CheckArgs& args) {
   compliance::RuleLibrary rules;
   try {
     rules = load_compliance_rules(dirs, *data, options);
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
     return kExitInputError;
@@ -74,6 +77,8 @@ int run_check(const CheckArgs& args) {
   try {
     std::vector<std::filesystem::path> given(args.paths.begin(), args.paths.end());
     package.emplace(data->package_rules(), data->facts(), given, args.package);
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
     return kExitInputError;
@@ -105,6 +110,8 @@ int run_check(const CheckArgs& args) {
   if (!args.junit.empty()) {
     try {
       write_output_file(args.junit, junit_xml(reports), std::cout);
+    } catch (const std::bad_alloc&) {
+      throw;  // out of memory is never a finding: main.cc says so, exit 2
     } catch (const std::exception& e) {
       print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
       return kExitInputError;

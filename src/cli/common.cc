@@ -1,5 +1,6 @@
 #include "common.h"
 
+#include <new>
 #include <cstdio>
 
 #include "mlperf/report/table_text.h"
@@ -77,6 +78,8 @@ bool emit_report(const ScoringArgs& args, const std::function<void(std::ostream&
   }
   try {
     write_output_file(args.output, text.str(), std::cout);
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
     return false;
@@ -114,6 +117,8 @@ int exit_status(const std::vector<DirectoryResult>& results, int status) {
 std::unique_ptr<DataContext> load_data(const std::string& data_dir) {
   try {
     return std::make_unique<DataContext>(find_data_root(data_dir.empty() ? std::nullopt : std::optional<std::filesystem::path>(data_dir)));
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
     return nullptr;

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -21,6 +22,24 @@ enum ExitStatus : int {
   kExitRuleFailed = 1,  ///< some directory failed a rule (RCP, too many dropped runs)
   kExitInputError = 2,  ///< usage error, unreadable input, or no result files found
 };
+
+/// The out-of-memory policy (README "Robustness"): sets a new-handler and a terminate handler
+/// and sets aside `reserve_bytes` of address space (allocated, never written). The first
+/// allocation that fails releases the reserve and records that memory ran out, then throws
+/// std::bad_alloc as usual, so the unwinding that follows (destructors that allocate, such as
+/// nlohmann::json's) has room to finish. Should anything still end in std::terminate after
+/// memory ran out, the terminate handler prints the out-of-memory message and exits 2 instead
+/// of aborting. Call once, first thing in main.
+void install_out_of_memory_policy(std::size_t reserve_bytes);
+
+/// True once an allocation has failed anywhere in the process, even where the failure was
+/// caught (a nothrow new, a catch that judged it): main turns a command's status into exit 2
+/// then, so no answer made while memory ran out is given with status 0 or 1.
+bool memory_ran_out();
+
+/// The message for running out of memory, ending in a newline.
+inline constexpr const char* kOutOfMemoryMessage =
+    "mlperf-score: out of memory (std::bad_alloc); nothing more was written\n";
 
 /// Prints `line` and a newline to standard error, made safe by terminal_text (control bytes,
 /// newlines and bytes that are not UTF-8 escaped as `ls -b` shows them), so a name from the

@@ -42,6 +42,9 @@ int main(int argc, char** argv) {
   // call (brk, mprotect) and a lock every few thousand of them (4 ms of a 95 ms round).
   // Pages are only backed once written, so resident memory does not change.
   ::mallopt(M_TOP_PAD, 32 << 20);
+  // Running out of memory: one message and exit 2, never an abort, a crash or a status 0
+  // (common.h). 16 MiB of address space is set aside for the unwinding after a failure.
+  install_out_of_memory_policy(16 << 20);
   // A file size limit (ulimit -f) makes a write fail with EFBIG, a write error like any
   // other (exit 2, the temporary file removed), instead of killing the process silently.
   std::signal(SIGXFSZ, SIG_IGN);
@@ -79,12 +82,19 @@ int main(int argc, char** argv) {
     } catch (const std::bad_alloc&) {
       // One policy for running out of memory: say so, exit 2, no partial --output file (the
       // atomic writer removes its temporary as the exception passes).
-      std::fputs("mlperf-score: out of memory (std::bad_alloc); nothing more was written\n", stderr);
+      std::fputs(kOutOfMemoryMessage, stderr);
       status = kExitInputError;
     } catch (const std::exception& e) {
       // fmt::print throws when standard error cannot be written (`2>/dev/full`); anything
       // else escaping a command is a bug, still reported as a message and status 2.
       std::fprintf(stderr, "mlperf-score: %s\n", e.what());
+      status = kExitInputError;
+    }
+    if (memory_ran_out() && status != kExitInputError) {
+      // An allocation failed and something judged the failure instead of passing it on: what
+      // was answered may be short of what the logs say, so it is not given as an answer.
+      std::fputs("mlperf-score: out of memory while this ran (an allocation failed); what was written may be "
+                 "incomplete\n", stderr);
       status = kExitInputError;
     }
     return finish_output(standard_output, status);

@@ -1,6 +1,7 @@
 // `mlperf-score parse`: print every MLLOG event of result files as JSON Lines (scoring.md §1),
 // streaming in constant memory with the project's one line reader and MLLOG parser.
 
+#include <new>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -114,6 +115,8 @@ FileOutcome parse_file(const std::string& arg, const std::unordered_set<std::str
           break;
       }
     }
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     // Cannot open, or a read error part-way: what was read is printed, the rest is lost.
     out.flush();

@@ -4,6 +4,7 @@
 
 #include "mlperf/compliance/pyexpr.h"
 
+#include <new>
 #include <charconv>
 #include <cmath>
 #include <algorithm>
@@ -414,6 +415,8 @@ std::vector<Token> tokenize(std::string_view src) {
         } else {
           t.number = PyValue(static_cast<std::int64_t>(std::stoll(digits)));
         }
+      } catch (const std::bad_alloc&) {
+        throw;  // out of memory is never a finding: main.cc says so, exit 2
       } catch (const std::exception&) {
         error("bad number " + digits);
       }
@@ -1072,6 +1075,8 @@ PyValue call(const Node& node, Env& env) {
       try {
         std::int64_t r = std::stoll(t, &used);
         if (used == t.size() && !t.empty()) return PyValue(r);
+      } catch (const std::bad_alloc&) {
+        throw;  // out of memory is never a finding: main.cc says so, exit 2
       } catch (const std::exception&) {
       }
       throw PyError("ValueError", "invalid literal for int() with base 10: " + repr(args[0]));
@@ -1086,6 +1091,8 @@ PyValue call(const Node& node, Env& env) {
         std::size_t used = 0;
         double d = std::stod(*s, &used);
         if (used == s->size()) return PyValue(d);
+      } catch (const std::bad_alloc&) {
+        throw;  // out of memory is never a finding: main.cc says so, exit 2
       } catch (const std::exception&) {
       }
       throw PyError("ValueError", "could not convert string to float: " + repr(args[0]));

@@ -2,6 +2,7 @@
 
 #include "mlperf/compliance/rules.h"
 
+#include <new>
 #include <algorithm>
 #include <deque>
 #include <fstream>
@@ -96,6 +97,8 @@ Requirement parse_requirement(const std::string& text, const std::string& where)
     r.kind = Requirement::kAtLeast;
     try {
       r.at_least = std::stoi(text.substr(9, text.size() - 10));
+    } catch (const std::bad_alloc&) {
+      throw;  // out of memory is never a finding: main.cc says so, exit 2
     } catch (const std::exception&) {
       throw std::runtime_error(fmt::format("{}: bad REQ {}", where, text));
     }

@@ -5,6 +5,7 @@
 #include "mlperf/inference/folder_files.h"
 #include "mlperf/inference/loadgen_log.h"
 
+#include <new>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
@@ -143,6 +144,8 @@ AccuracyRules AccuracyRules::load(const fs::path& file) {
     }
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(fmt::format("{}: {}", file.string(), e.what()));
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: malformed accuracy rules: {}", file.string(), e.what()));
   }
@@ -345,6 +348,8 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
   try {
     static const KeySet keys{"qsl_reported_total_count", "effective_accuracy_sample_count"};
     detail_log = read_detail_log_if_present(detail, keys);
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     add("accuracy_log_errors", false, nullptr, 0, 0, e.what(), detail);
   }
@@ -421,6 +426,8 @@ std::string mapped_model(const fs::path& scenario_dir, const std::string& model)
   try {
     nlohmann::json doc = nlohmann::json::parse(in);
     if (doc.is_object() && doc.contains(model) && doc[model].is_string()) return doc[model].get<std::string>();
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception&) {
   }
   return model;

@@ -3,6 +3,7 @@
 
 #include "mlperf/inference/compliance_tests.h"
 
+#include <new>
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -50,6 +51,8 @@ ComplianceRules ComplianceRules::load(const fs::path& file) {
     }
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(fmt::format("{}: {}", file.string(), e.what()));
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: malformed compliance test rules: {}", file.string(), e.what()));
   }
@@ -173,6 +176,8 @@ class TestJudge {
           fmt::format("{}{}: the test's performance run is invalid: {}", log_file.string(),
                       line ? fmt::format(":{}", line) : std::string(), fmt::join(messages, "; ")),
           log_file);
+    } catch (const std::bad_alloc&) {
+      throw;  // out of memory is never a finding: main.cc says so, exit 2
     } catch (const std::exception& e) {
       add("performance_run", false, nullptr, "a valid run", 0, e.what());
     }

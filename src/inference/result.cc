@@ -1,5 +1,6 @@
 #include "mlperf/inference/result.h"
 
+#include <new>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -128,6 +129,8 @@ InferenceRules InferenceRules::load(const fs::path& file) {
     rules.summary_labels = object_of<std::string>(doc, "summary_labels");
     if (!rules.rounds.count(rules.newest_round)) throw std::runtime_error("newest_round is not one of rounds");
     return rules;
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: malformed inference rules: {}", file.string(), e.what()));
   }

@@ -3,6 +3,7 @@
 #include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/folder_files.h"
 
+#include <new>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -150,6 +151,8 @@ InferenceData load_inference_data(const fs::path& root) {
                                e.value("platform", ""), e.at("published").get<double>(),
                                e.value("units", ""), e.value("source", "")});
     }
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: malformed \"inference\" figures: {}", file.string(), e.what()));
   }
@@ -215,6 +218,8 @@ void tag_system(DirectoryResult& out, InferenceResult& result, const BenchmarkDi
       const SystemDescription& system = inf.system_of(*dir.system_description);
       out.accelerator_model_name = system.accelerator_model_name;
       add_network_mode_check(result, system, log, out.division, dir.system_description->string());
+    } catch (const std::bad_alloc&) {
+      throw;  // out of memory is never a finding: main.cc says so, exit 2
     } catch (const std::exception& e) {
       out.warnings.push_back(e.what());
     }
@@ -475,6 +480,8 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     judge_submission_rules(out, *result, run, inf);
     out.passed = result->valid && out.errors.empty();
     out.inference = std::move(result);
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     out.errors.push_back(e.what());
     out.passed = false;

@@ -3,6 +3,7 @@
 
 #include "mlperf/inference/submission.h"
 
+#include <new>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -294,6 +295,8 @@ SubmissionRules SubmissionRules::load(const fs::path& file) {
     }
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(fmt::format("{}: {}", file.string(), e.what()));
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: malformed submission rules: {}", file.string(), e.what()));
   }

@@ -1,4 +1,5 @@
 #include "mlperf/mllog/line_reader.h"
+#include "mlperf/mllog/thread_cache.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -276,18 +277,21 @@ namespace {
 // kind has lines as long (loadgen's loaded_qsl_set runs to megabytes), and a fresh mapping
 // per file cost a page fault per 4 KiB.
 constexpr std::size_t kSpareLimit = 16 << 20;
-thread_local std::unique_ptr<char[]> t_spare_buffer;
-thread_local std::size_t t_spare_capacity = 0;
-thread_local std::size_t t_spare_block = 0;  // the block size of the reader that kept it
+struct SpareBuffer {
+  std::unique_ptr<char[]> bytes;
+  std::size_t capacity = 0;
+  std::size_t block = 0;  // the block size of the reader that kept it
+};
 }  // namespace
 
 LineReader::LineReader(ByteSource source, std::size_t block_bytes, std::size_t max_line_bytes)
     : source_(std::move(source)), max_line_bytes_(max_line_bytes) {
   block_bytes = std::max<std::size_t>(block_bytes, 1);
   // Only a spare of a reader with the same block size (tests read in tiny blocks on purpose).
-  if (t_spare_buffer && t_spare_block == block_bytes) {
-    buffer_ = Buffer{std::move(t_spare_buffer), t_spare_capacity};
-    t_spare_capacity = 0;
+  SpareBuffer& spare = ThreadCache<SpareBuffer>::get();
+  if (spare.bytes && spare.block == block_bytes) {
+    buffer_ = Buffer{std::move(spare.bytes), spare.capacity};
+    spare.capacity = 0;
   } else {
     buffer_ = Buffer{std::unique_ptr<char[]>(new char[block_bytes]), block_bytes};
   }
@@ -295,12 +299,14 @@ LineReader::LineReader(ByteSource source, std::size_t block_bytes, std::size_t m
 }
 
 LineReader::~LineReader() {
-  // The bigger of this buffer and the spare is kept, within kSpareLimit.
-  if (buffer_.bytes && buffer_.capacity <= std::max(kSpareLimit, block_bytes_) &&
-      (!t_spare_buffer || buffer_.capacity >= t_spare_capacity)) {
-    t_spare_buffer = std::move(buffer_.bytes);
-    t_spare_capacity = buffer_.capacity;
-    t_spare_block = block_bytes_;
+  // The bigger of this buffer and the spare is kept, within kSpareLimit (the constructor
+  // made this thread's spare slot; nothing is allocated here).
+  SpareBuffer* spare = ThreadCache<SpareBuffer>::if_made();
+  if (spare && buffer_.bytes && buffer_.capacity <= std::max(kSpareLimit, block_bytes_) &&
+      (!spare->bytes || buffer_.capacity >= spare->capacity)) {
+    spare->bytes = std::move(buffer_.bytes);
+    spare->capacity = buffer_.capacity;
+    spare->block = block_bytes_;
   }
 }
 

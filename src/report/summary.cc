@@ -5,6 +5,7 @@
 #include "mlperf/report/table_text.h"
 #include "mlperf/report/exact_bytes.h"
 
+#include <new>
 #include <algorithm>
 #include <map>
 #include <ostream>
@@ -160,6 +161,8 @@ Summary summarize(const std::vector<DirectoryResult>& results, const Facts& fact
           }
           row.host_processor_model_name = d.host_processor_model_name;
           row.framework = d.framework;
+        } catch (const std::bad_alloc&) {
+          throw;  // out of memory is never a finding: main.cc says so, exit 2
         } catch (const std::exception& e) {
           summary.warnings.push_back(e.what());
         }

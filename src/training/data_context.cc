@@ -1,3 +1,4 @@
+#include <new>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -30,6 +31,8 @@ DataContext::DataContext(const fs::path& root)
       if (!r) throw std::runtime_error("\"" + key + "\" is no ruleset X.Y.Z");
       round_dates_[*r] = value.get<std::string>();
     }
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: {}", dates.string(), e.what()));
   }

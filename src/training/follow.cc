@@ -1,5 +1,6 @@
 #include "mlperf/training/follow.h"
 
+#include <new>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -60,6 +61,8 @@ void FollowState::resolve() {
         if (!best || std::llabs(r.batch_size - *batch_size_) < std::llabs(best->batch_size - *batch_size_)) best = &r;
       }
       if (best) view_.rcp_mean_samples = best->mean;
+    } catch (const std::bad_alloc&) {
+      throw;  // out of memory is never a finding: main.cc says so, exit 2
     } catch (const std::exception&) {
       // A malformed table: the view goes without an expectation; `score` reports the error.
     }

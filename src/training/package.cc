@@ -1,5 +1,6 @@
 #include "mlperf/training/package.h"
 
+#include <new>
 #include <algorithm>
 #include <fnmatch.h>
 #include <fstream>
@@ -204,6 +205,8 @@ SystemDescriptionVerdict check_system_description(const fs::path& file, const st
   std::string text;
   try {
     text = read_text(file);
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception&) {
     std::error_code ec;
     error(0, fs::exists(file, ec) ? "cannot be read" : "is missing: the package checker opens it for every benchmark directory of the system and stops without it");
@@ -258,6 +261,8 @@ std::optional<long long> power_index(const std::string& name) {
   if (auto text = python_int_text(nlohmann::json(last))) {
     try {
       return std::stoll(*text);
+    } catch (const std::bad_alloc&) {
+      throw;  // out of memory is never a finding: main.cc says so, exit 2
     } catch (const std::exception&) {
       return std::nullopt;
     }
@@ -508,6 +513,8 @@ PackageVerdict PackageJudge::judge(const DirectoryResult& r) const {
     if (file->empty()) continue;
     try {
       *out = read_checker_params(*file, rules_);
+    } catch (const std::bad_alloc&) {
+      throw;  // out of memory is never a finding: main.cc says so, exit 2
     } catch (const std::exception& e) {
       add(files, Finding::kError, *file, 0, e.what());
     }

@@ -1,5 +1,6 @@
 #include "mlperf/training/rcp.h"
 
+#include <new>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -289,6 +290,8 @@ std::vector<RcpRecord> load_rcp_table(const std::filesystem::path& file,
     try {
       records.push_back(make_rcp_record(name, bench->get<std::string>(), batch_size,
                                         std::move(samples), drop, required_runs));
+    } catch (const std::bad_alloc&) {
+      throw;  // out of memory is never a finding: main.cc says so, exit 2
     } catch (const std::exception& e) {
       file_error(file, e.what());
     }
@@ -447,6 +450,8 @@ RcpVerdict check_rcp(const std::vector<RcpRecord>& records, const RcpSubmission&
   RcpVerdict v;
   try {
     if (!judged_without_records(records, submission, v)) judge_against_records(records, submission, v);
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     v.passed = false;
     v.normalization_factor = 1.0;

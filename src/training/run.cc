@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "mlperf/mllog/line_reader.h"
+#include "mlperf/mllog/thread_cache.h"
 
 namespace mlperf {
 
@@ -493,8 +494,7 @@ Run read_run(LineReader& reader, const std::string& name, const std::string& ben
   // One scanner per thread, kept from file to file: the shapes it learnt from one log
   // usually fit the next (the runs of a benchmark log alike). Its results do not depend on
   // what it has seen.
-  thread_local MllogScanner thread_scanner;
-  MllogScanner& scanner = thread_scanner;
+  MllogScanner& scanner = ThreadCache<MllogScanner>::get();
   EventView view;
   Event event;
   std::string error;

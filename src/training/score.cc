@@ -1,5 +1,6 @@
 #include "mlperf/training/score.h"
 
+#include <new>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -103,6 +104,8 @@ void read_result_files(const BenchmarkDir& dir, const Facts& facts, const RunOpt
   for (const auto& file : dir.result_files) {
     try {
       runs.push_back(read_run(file, dir.benchmark_name, facts, run_options));
+    } catch (const std::bad_alloc&) {
+      throw;  // out of memory is never a finding: main.cc says so, exit 2
     } catch (const std::exception& e) {
       errors.push_back(e.what());
     }
@@ -417,6 +420,8 @@ std::optional<RcpVerdict> check_convergence(const BenchmarkFacts* facts, const s
       projected = check_rcp(set, full);
       out.projected_rcp = projected;
     }
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     out.rcp = RcpVerdict{};
     out.rcp.message = e.what();
@@ -573,6 +578,8 @@ SummarizerRules with_compliance_rules(const std::vector<BenchmarkDir>& dirs, con
   try {
     out.library = std::make_unique<compliance::RuleLibrary>(load_compliance_rules(dirs, data, options));
     out.options.compliance_rules = out.library.get();
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     out.problem = fmt::format("official compliance rules not loaded ({}): runs judged by scoring.md §2 only", e.what());
   }
@@ -637,6 +644,8 @@ std::vector<DirectoryResult> score_training_directories(const std::vector<Benchm
     ReadAhead& slot = ahead[job.dir];
     try {
       slot.runs[job.file] = read_run(dir.result_files[job.file], dir.benchmark_name, data.facts(), slot.options);
+    } catch (const std::bad_alloc&) {
+      throw;  // out of memory is never a finding: main.cc says so, exit 2
     } catch (const std::exception& e) {
       slot.errors[job.file] = e.what();
     }

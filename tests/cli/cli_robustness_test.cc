@@ -2,11 +2,18 @@
 // output lines, logs with NaN, impossible figures, logs that are no regular files, the last
 // screen of a report of several directories, and links in HTML reports.
 
+#include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -14,11 +21,14 @@
 
 #include "../test_support.h"
 
+extern "C" char** environ;
+
 namespace mlperf {
 namespace {
 
 namespace fs = std::filesystem;
 using testing::binary;
+using testing::names_in;
 using testing::q;
 using testing::read_file;
 using testing::run_command;
@@ -262,6 +272,148 @@ TEST(CliRobustness, HtmlLinksArePercentEncodedFileUrls) {
   EXPECT_NE(html.find("file://" + tmp.path().string() + "/a%23b%3Fc%20d/"), std::string::npos)
       << html.substr(0, 2000);
   EXPECT_EQ(html.find("href=\"file://" + root.string()), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mlperf
+
+namespace mlperf {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Red-team cases with a real child process: a log rewritten while the child is stopped in the
+// middle of reading it, and address-space limits (setrlimit RLIMIT_AS through `ulimit -v`).
+
+// Starts `sh -c "exec COMMAND"`; the pid is the tool's once sh has exec'd.
+pid_t spawn_shell(const std::string& command) {
+  const std::string line = "exec " + command;
+  const char* argv[] = {"/bin/sh", "-c", line.c_str(), nullptr};
+  pid_t pid = -1;
+  if (::posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ) != 0) return -1;
+  return pid;
+}
+
+// The read offset of `pid`'s open descriptor on `file`, when it has one open (from /proc).
+std::optional<long long> read_offset(pid_t pid, const fs::path& file) {
+  std::error_code ec;
+  const fs::path fds = "/proc/" + std::to_string(pid) + "/fd";
+  for (const auto& e : fs::directory_iterator(fds, ec)) {
+    std::error_code link_ec;
+    if (fs::read_symlink(e.path(), link_ec) != file) continue;
+    std::ifstream info("/proc/" + std::to_string(pid) + "/fdinfo/" + e.path().filename().string());
+    std::string key;
+    long long pos = -1;
+    while (info >> key) {
+      if (key == "pos:" && info >> pos) return pos;
+    }
+  }
+  return std::nullopt;
+}
+
+TEST(CliRobustness, ALogRewrittenWhileTheToolIsStoppedMidReadIsAnErrorNotAMixedScore) {
+  TempDir tmp;
+  const fs::path dir = llama_copy(tmp.path() / "training_results_v5.1");
+  const fs::path log = fs::canonical(dir / "result_0.txt");
+  const std::string original = read_file(log);
+  // The same run rewritten by a rerun: another run_stop time.
+  std::string rerun = original;
+  const auto stop = rerun.find("\"key\": \"run_stop\"");
+  ASSERT_NE(stop, std::string::npos);
+  const auto time = rerun.rfind("\"time_ms\": ", stop) + 11;
+  rerun.replace(time, 4, "9999");
+  bool caught = false;
+  // Lines without :::MLLOG are noise to every reader; enough of them make the read last long
+  // enough to stop the child in the middle of it. Doubled until the child is caught mid-read.
+  for (std::size_t noise_mib = 16; noise_mib <= 256 && !caught; noise_mib *= 2) {
+    std::string padded = original;
+    const std::string noise_line(1023, 'x');
+    const auto middle = padded.find('\n', padded.size() / 2) + 1;
+    std::string noise;
+    noise.reserve(noise_mib << 20);
+    for (std::size_t i = 0; i < (noise_mib << 10); ++i) noise.append(noise_line).push_back('\n');
+    padded.insert(middle, noise);
+    write_file(log, padded);
+    const pid_t pid = spawn_shell(binary() + " score --format json " + q(tmp.path()) + " > " + q(tmp.path() / "out.json") +
+                                  " 2> " + q(tmp.path() / "err.txt"));
+    ASSERT_GT(pid, 0);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < deadline) {
+      const auto pos = read_offset(pid, log);
+      if (pos && *pos > 0 && *pos < static_cast<long long>(padded.size()) / 2) {
+        ::kill(pid, SIGSTOP);
+        // Still short of the end once stopped: its end-of-file check is still to come.
+        const auto stopped_at = read_offset(pid, log);
+        if (stopped_at && *stopped_at < static_cast<long long>(padded.size())) {
+          std::string rewritten = rerun;
+          rewritten.insert(rerun.find('\n', rerun.size() / 2) + 1, noise);
+          write_file(log, rewritten);  // truncated and written again, in place
+          caught = true;
+        }
+        ::kill(pid, SIGCONT);
+        break;
+      }
+      int status = 0;
+      if (::waitpid(pid, &status, WNOHANG) == pid) break;  // finished before it was caught
+    }
+    int status = 0;
+    if (::waitpid(pid, &status, 0) != pid) continue;  // reaped above
+    if (!caught) continue;
+    ASSERT_TRUE(WIFEXITED(status)) << "signalled: " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 2);
+    const std::string err = read_file(tmp.path() / "err.txt");
+    EXPECT_NE(err.find("result_0.txt: changed while it was read"), std::string::npos) << err;
+  }
+  if (!caught) GTEST_SKIP() << "the tool read a 256 MiB log before it could be stopped: nothing to judge";
+}
+
+bool built_with_address_sanitizer() {
+#if defined(__SANITIZE_ADDRESS__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return false;
+#endif
+}
+
+// Out of memory: with the address space limited anywhere from too little to start to plenty,
+// the tool either gives exactly the answer it gives without a limit, or says it ran out of
+// memory and exits 2 with no --output file and no temporary left. Never a crash (abort,
+// segfault), never another answer.
+TEST(CliRobustness, UnderAnyAddressSpaceLimitTheAnswerIsExactOrOutOfMemoryWithExit2) {
+  if (built_with_address_sanitizer()) GTEST_SKIP() << "AddressSanitizer needs terabytes of address space";
+  TempDir tmp;
+  const fs::path examples = source_dir() / "data/examples";
+  const auto full = run_command(binary() + " score --format json " + q(examples) + " 2>/dev/null");
+  ASSERT_EQ(full.status, 0);
+  int exact = 0, out_of_memory = 0;
+  for (int mib = 8; mib <= 200; mib += 6) {
+    const fs::path out_dir = tmp.path() / ("limit" + std::to_string(mib));
+    fs::create_directories(out_dir);
+    const fs::path out = out_dir / "report.json";
+    auto r = run_command("ulimit -v " + std::to_string(mib * 1024) + " && " + binary() + " score --format json --output " +
+                         q(out) + " " + q(examples) + " 2>" + q(out_dir / "err.txt") + "; echo \"status $?\"");
+    const std::string err = read_file(out_dir / "err.txt");
+    if (r.out == "status 0\n") {
+      ++exact;
+      EXPECT_EQ(read_file(out), full.out) << mib << " MiB";
+    } else {
+      // Under the smallest limits the shell cannot start the tool (exec or the dynamic loader
+      // fails: 126, 127): then nothing of the tool ran to be judged.
+      if (r.out.empty() || r.out == "status 126\n" || r.out == "status 127\n") continue;
+      ++out_of_memory;
+      EXPECT_EQ(r.out, "status 2\n") << mib << " MiB: " << err;
+      EXPECT_NE(err.find("mlperf-score: out of memory"), std::string::npos) << mib << " MiB: " << err;
+      EXPECT_FALSE(fs::exists(out)) << mib << " MiB";
+      EXPECT_EQ(names_in(out_dir), std::set<std::string>{"err.txt"}) << mib << " MiB: a temporary left behind";
+    }
+  }
+  EXPECT_GT(exact, 0);          // the sweep reaches limits it runs under
+  EXPECT_GT(out_of_memory, 0);  // and limits it runs out under
 }
 
 }  // namespace
