@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -239,7 +240,15 @@ void RunBuilder::add_event(const E& e) {
   } else if (k == "tracked_stats") {
     on_tracked_stats(e);
   } else if (k == "global_batch_size") {
-    if (auto size = value_integer(e)) run_.global_batch_size = *size;
+    std::optional<long long> size = value_integer(e);
+    run_.global_batch_size = size;
+    run_.global_batch_size_beyond_line = 0;
+    if (!size) {
+      // Every double of 2^53 or more is an integer; the RCP checker compares it with its RCPs'
+      // batch sizes as Python compares numbers, so one this large is above all of them.
+      const std::optional<double> big = value_number(e);
+      if (big && std::isfinite(*big) && *big >= 9007199254740992.0) run_.global_batch_size_beyond_line = e.line;
+    }
   } else if (k == "train_samples") {
     if (auto samples = value_number(e)) last_train_samples_ = *samples;
   } else if (k == "submission_benchmark") {

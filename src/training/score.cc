@@ -376,6 +376,8 @@ RcpSubmission rcp_submission(const BenchmarkFacts& facts, const std::set<std::st
     sub.samples_to_converge.push_back(r.converged ? r.samples_to_converge : kNotConverged);
     if (r.global_batch_size) {
       sizes.insert(*r.global_batch_size);
+    } else if (r.global_batch_size_beyond_line != 0) {
+      sizes.insert(std::numeric_limits<long long>::max());  // above every RCP's batch size
     } else if (r.key_census.count("global_batch_size") > 0) {
       unreadable_size = true;
     }
@@ -459,6 +461,11 @@ void take_score(const OlympicStep& olympic, const std::optional<RcpVerdict>& pro
                                          "positive, finite time)",
                                          run.file, run.summarizer_run_stop ? run.summarizer_run_stop->line : 0,
                                          *run.minutes));
+    }
+    if (run.global_batch_size_beyond_line != 0) {
+      out.warnings.push_back(fmt::format("{}:{}: impossible global_batch_size (2^53 samples or more; checked as above "
+                                         "every RCP's batch size, as the official RCP checker compares it)",
+                                         run.file, run.global_batch_size_beyond_line));
     }
     if (run.converged && !(std::isfinite(run.samples_to_converge) && run.samples_to_converge > 0)) {
       out.warnings.push_back(fmt::format("{}: impossible samples to converge {} (must be a positive, finite count)",

@@ -187,6 +187,31 @@ TEST(CliRobustness, ImpossibleFiguresKeepTheVerdictButCarryAWarningNamingFileAnd
 // A NUL-filled tail after a crash is no MLLOG line: the run still counts (AMD's 99.71). Where
 // the log's last line lacks its newline the tail joins that MLLOG line, and the official parser
 // rejects it ("Extra data"), as the tool does; here the tail follows a newline.
+// A global_batch_size of 2^64: Python's int reads it, and the official RCP checker finds no RCP
+// that large (scripts/official-training-oracle on this tree: case "missing", factor 1.0, not
+// passed, olympic mean 99.3101375 minutes). The same here, with a warning naming each line.
+TEST(CliRobustness, AGlobalBatchSizeOf2To64IsAboveEveryRcpAsTheOfficialCheckerFindsAndNamesItsLine) {
+  TempDir tmp;
+  const fs::path dir = llama_copy(tmp.path() / "training_results_v5.1");
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().rfind("result_", 0) != 0) continue;
+    edit(e.path(), "\"key\": \"global_batch_size\", \"value\": 32", "\"key\": \"global_batch_size\", \"value\": 18446744073709551616");
+  }
+  auto r = run_command(binary() + " score --format json " + q(tmp.path()) + " 2>/dev/null");
+  EXPECT_EQ(r.status, 1);  // the RCP check fails
+  const auto result = nlohmann::json::parse(r.out).at("results").at(0);
+  EXPECT_EQ(result.at("rcp").at("case"), "missing");
+  EXPECT_EQ(result.at("rcp").at("passed"), false);
+  EXPECT_EQ(result.at("rcp").at("normalization_factor"), 1.0);
+  EXPECT_NEAR(result.at("score_minutes").get<double>(), 99.3101375, 1e-9);
+  std::size_t named = 0;
+  for (const auto& w : result.at("warnings")) {
+    const std::string text = w;
+    if (text.find("impossible global_batch_size") != std::string::npos && text.find("result_0.txt:17:") != std::string::npos) ++named;
+  }
+  EXPECT_EQ(named, 1u) << result.at("warnings").dump(1);
+}
+
 TEST(CliRobustness, ALongLineWithoutTheMllogTokenAtTheEndIsIgnored) {
   TempDir tmp;
   const fs::path dir = llama_copy(tmp.path() / "training_results_v5.1");

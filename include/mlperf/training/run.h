@@ -49,6 +49,10 @@ struct Run {
   std::string org;           ///< submission_org
   std::string platform;      ///< submission_platform, as logged
   std::optional<long long> global_batch_size;  ///< last integral global_batch_size value (samples)
+  /// Line of a last global_batch_size of 2^53 or more (no exact integer here; Python's RCP
+  /// checker compares it with its RCPs' batch sizes and finds it above all of them, case
+  /// "missing"); global_batch_size is then empty. 0 when none.
+  std::uint64_t global_batch_size_beyond_line = 0;
 
   std::optional<EventMark> run_start;   ///< first run_start
   std::optional<EventMark> run_stop;    ///< first run_stop
