@@ -16,7 +16,9 @@ bool Bounds::contains(double v) const {
 
 const QualityTarget* BenchmarkFacts::quality_target(const Ruleset& ruleset) const {
   for (const auto& t : quality_targets) {
-    if (t.first <= ruleset && ruleset <= t.last) return &t;
+    // Same usage only: versions order before usages (training 3.0.0 lies between hpc 1.0.0
+    // and hpc 3.0.0).
+    if (t.first.usage == ruleset.usage && t.first <= ruleset && ruleset <= t.last) return &t;
   }
   return nullptr;
 }
@@ -95,8 +97,10 @@ BenchmarkFacts benchmark_of(const std::string& name, const nlohmann::json& j,
   for (const auto& t : j.value("quality_targets", nlohmann::json::array())) {
     QualityTarget q;
     const auto& span = t.at("rulesets");
-    q.first = ruleset_of(span.at(0), where);
-    q.last = ruleset_of(span.at(1), where);
+    // An HPC benchmark's targets name HPC rulesets (hpc 1.0.0 … 3.0.0).
+    const Usage usage = parse_usage(f.usage).value_or(Usage::kTraining);
+    q.first = ruleset_of(span.at(0), where).with_usage(usage);
+    q.last = ruleset_of(span.at(1), where).with_usage(usage);
     for (const auto& [metric, b] : t.at("metrics").items()) q.metrics[metric] = bounds_of(b);
     f.quality_targets.push_back(std::move(q));
   }

@@ -353,10 +353,30 @@ TEST_F(FactsFile, StableDiffusionFidAndClipTarget) {
 }
 
 TEST_F(FactsFile, BenchmarksWithoutTargets) {
-  for (const char* name : {"dlrm", "gnmt", "deepcam", "openfold", "qwen35_397b_grpo"}) {
+  for (const char* name : {"dlrm", "gnmt", "qwen35_397b_grpo"}) {
     EXPECT_TRUE(bench(name).quality_targets.empty()) << name;
     EXPECT_EQ(bench(name).quality_target(rs("6.1.0")), nullptr) << name;
   }
+}
+
+// HPC targets (hpc_X.Y.Z/closed_<benchmark>.yaml ATLEAST_ONE_CHECK) name HPC rulesets only.
+TEST_F(FactsFile, HpcTargetsNameHpcRulesets) {
+  const Ruleset hpc3 = rs("3.0.0").with_usage(Usage::kHpc);
+  const Ruleset hpc1 = rs("1.0.0").with_usage(Usage::kHpc);
+  const QualityTarget* deepcam = bench("deepcam").quality_target(hpc1);
+  ASSERT_NE(deepcam, nullptr);
+  EXPECT_TRUE(deepcam->metrics.at("").contains(0.82));
+  EXPECT_FALSE(deepcam->metrics.at("").contains(0.8199));
+  EXPECT_FALSE(deepcam->metrics.at("").contains(1.01));
+  const QualityTarget* cosmoflow = bench("cosmoflow").quality_target(hpc3);
+  ASSERT_NE(cosmoflow, nullptr);
+  EXPECT_TRUE(cosmoflow->metrics.at("eval_error").contains(0.124));
+  EXPECT_FALSE(cosmoflow->metrics.at("eval_error").contains(0.1241));
+  EXPECT_FALSE(cosmoflow->metrics.at("eval_error").contains(0.0));
+  EXPECT_TRUE(bench("oc20").quality_target(hpc3)->metrics.at("eval_error").contains(0.036));
+  EXPECT_EQ(bench("openfold").quality_target(rs("2.0.0").with_usage(Usage::kHpc)), nullptr);  // a 3.0.0 benchmark
+  EXPECT_TRUE(bench("openfold").quality_target(hpc3)->metrics.at("").contains(0.8));
+  EXPECT_EQ(bench("deepcam").quality_target(rs("3.0.0")), nullptr);  // training 3.0.0 had no deepcam
 }
 
 TEST_F(FactsFile, Rounds) {

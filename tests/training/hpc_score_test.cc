@@ -107,6 +107,65 @@ TEST_F(HpcScore, StrongOc20AndCosmoflow) {
   EXPECT_NEAR(*cosmo2.score_minutes, 114.34750208333332, kTol);
 }
 
+// The quality targets of the official HPC configs (hpc_X.Y.Z/closed_<benchmark>.yaml,
+// ATLEAST_ONE_CHECK): deepcam and openfold on eval_accuracy, cosmoflow and oc20 on eval_error.
+// Every published run reaches its target; none warns that no target is known.
+TEST_F(HpcScore, QualityTargetsOfTheOfficialHpcConfigsAreKnownAndReached) {
+  for (const char* folder : {"hpc_results_v3.0/Clemson/results/18xR750-2xA100-PCIe-80GB/strong/deepcam",
+                             "hpc_results_v3.0/Clemson/results/18xR750-2xA100-PCIe-80GB/strong/openfold",
+                             "hpc_results_v3.0/NVIDIA/results/eos_n80_ngc23.09_pytorch/strong/oc20",
+                             "hpc_results_v3.0/Fujitsu+RIKEN/results/fugaku_512xA64FX_tensorflow_closed/strong/cosmoflow"}) {
+    SCOPED_TRACE(folder);
+    DirectoryResult r = score(folder);
+    ASSERT_FALSE(r.runs.empty());
+    for (const auto& run : r.runs) {
+      EXPECT_TRUE(run.quality_target_known) << run.file;
+      EXPECT_TRUE(run.quality_target_reached) << run.file;
+      for (const auto& note : run.notes) EXPECT_EQ(note.find("no quality target"), std::string::npos) << note;
+    }
+  }
+}
+
+// A cosmoflow run whose eval_error never gets to 0.124 or below has not reached its target:
+// dropped by the official ATLEAST_ONE_CHECK, the others still counted.
+TEST_F(HpcScore, ACosmoflowRunWhoseErrorNeverReachesTheTargetIsDropped) {
+  testing::TempDir tmp;
+  const std::string relative = "hpc_results_v3.0/Fujitsu+RIKEN/results/fugaku_512xA64FX_tensorflow_closed/strong/cosmoflow";
+  fs::create_directories(tmp.path() / relative);
+  fs::copy(hpc_data() / relative, tmp.path() / relative, fs::copy_options::recursive);
+  fs::copy(hpc_data() / "hpc_results_v3.0/Fujitsu+RIKEN/systems", tmp.path() / "hpc_results_v3.0/Fujitsu+RIKEN/systems",
+           fs::copy_options::recursive);
+  const fs::path log = tmp.path() / relative / "result_1.txt";
+  std::string text = testing::read_file(log);
+  int rewritten = 0;
+  for (std::size_t at = 0; (at = text.find("\"key\": \"eval_error\", \"value\": ", at)) != std::string::npos;) {
+    at += 30;  // past the key, to the value
+    text.replace(at, text.find(',', at) - at, "0.5");
+    ++rewritten;
+  }
+  ASSERT_GT(rewritten, 0);
+  testing::write_file(log, text);
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path() / relative, errors);
+  ASSERT_EQ(dirs.size(), 1u);
+  DirectoryResult r = score_training_directories(dirs, data, {}).front();
+  int dropped = 0;
+  for (const auto& run : r.runs) {
+    if (fs::path(run.file).filename() != "result_1.txt") {
+      EXPECT_TRUE(run.quality_target_reached) << run.file;
+      continue;
+    }
+    EXPECT_TRUE(run.quality_target_known);
+    EXPECT_FALSE(run.quality_target_reached);
+    EXPECT_FALSE(run.counted());
+    // Dropped by the official rule, which the quality target agrees with.
+    for (const auto& reason : run.drop_reasons) {
+      dropped += reason.find("some eval_error must satisfy `v['value'] <= 0.124 and v['value'] > 0.`") != std::string::npos;
+    }
+  }
+  EXPECT_EQ(dropped, 1);
+}
+
 TEST_F(HpcScore, WeakDeepcamAndOc20OfRound2) {
   DirectoryResult deepcam = score("hpc_results_v2.0/HelmholtzAI/results/horeka_gpu_n64_pytorch1.13/weak/deepcam");
   EXPECT_EQ(deepcam.ruleset.folder(), "hpc_2.0.0");

@@ -57,7 +57,8 @@ struct BenchmarkFacts {
   bool official_rcp_check = true;
   std::vector<QualityTarget> quality_targets;
 
-  /// The quality target in force for `ruleset`, or nullptr when the spec names none.
+  /// The quality target in force for `ruleset` (of the same usage: training or hpc), or nullptr
+  /// when the spec names none.
   const QualityTarget* quality_target(const Ruleset& ruleset) const;
   /// The metadata field that names an eval step for `ruleset` (kMetricStep only).
   const std::string& step_field(const Ruleset& ruleset) const;
