@@ -73,12 +73,14 @@ struct Row {
 };
 
 // One header for both kinds of result: the training columns first (as before inference was
-// read), then the kind and the inference figure. A cell that does not apply is empty.
+// read), then the kind and the inference figure, then MLPerf HPC's usage, scaling and the
+// weak-scaling figures (as JSON names them). A cell that does not apply is empty.
 const std::vector<std::string> kRowHeader = {
     "directory", "submitter", "system", "benchmark", "platform", "division", "ruleset", "runs",
     "counted", "olympic_minutes", "rcp_case", "rcp_passed", "normalization_factor", "score_minutes",
     "expected_minutes", "delta_percent", "within_tolerance", "passed", "warnings",
-    "kind", "model", "scenario", "metric", "performance_result", "units", "valid", "expected_result"};
+    "kind", "model", "scenario", "metric", "performance_result", "units", "valid", "expected_result",
+    "usage", "scaling", "number_of_models", "instance_scale", "time_to_train_all_minutes", "throughput"};
 
 Row directory_row(const DirectoryResult& r, bool full_precision) {
   auto num = [&](const std::optional<double>& v, const char* spec) {
@@ -98,7 +100,8 @@ Row directory_row(const DirectoryResult& r, bool full_precision) {
                  r.passed ? "true" : "false", std::to_string(r.warnings.size()),
                  "inference", i ? i->model : "", i ? i->scenario : "", i ? i->metric : "",
                  i ? num(i->performance_result, "{:.6g}") : "", i ? i->units : "",
-                 i ? (i->valid ? "true" : "false") : "", e ? fmt::format("{}", e->published) : ""};
+                 i ? (i->valid ? "true" : "false") : "", e ? fmt::format("{}", e->published) : "",
+                 "", "", "", "", "", ""};
     return row;
   }
   int counted = 0;
@@ -122,7 +125,15 @@ Row directory_row(const DirectoryResult& r, bool full_precision) {
                r.expected ? (r.expected->within_tolerance ? "true" : "false") : "",
                r.passed ? "true" : "false",
                std::to_string(r.warnings.size()),
-               "training", "", "", "", "", "", "", ""};
+               "training", "", "", "", "", "", "", "",
+               to_string(r.ruleset.usage),
+               r.scaling};
+  // Weak scaling (MLPerf HPC): the summarizer's figures, empty where it has none.
+  const WeakScalingScore* w = r.weak ? &*r.weak : nullptr;
+  row.cells.push_back(w && w->number_of_models ? std::to_string(*w->number_of_models) : "");
+  row.cells.push_back(w && w->instance_scale ? std::to_string(*w->instance_scale) : "");
+  row.cells.push_back(w ? num(w->time_to_train_all_minutes, "{:.4f}") : "");
+  row.cells.push_back(w ? num(w->throughput, "{:.4f}") : "");
   return row;
 }
 

@@ -7,8 +7,11 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include "mlperf/report/report.h"
 #include "mlperf/report/summary.h"
 #include "mlperf/training/score.h"
 #include "../test_support.h"
@@ -50,6 +53,35 @@ TEST(HpcSummary, StrongAndWeakRowsWithTheOfficialColumns) {
   EXPECT_NE(text.str().find("eos_n256_ngc23.09_pytorch/weak"), std::string::npos);
   EXPECT_NE(text.str().find("0.4649"), std::string::npos);  // throughput, 4 decimals
   EXPECT_NE(text.str().find("10.74"), std::string::npos);
+}
+
+
+// score --format csv and markdown carry the weak-scaling figures JSON has, in its names.
+TEST(HpcReport, CsvAndMarkdownHaveTheWeakScalingColumnsOfJson) {
+  DataContext data{testing::source_dir()};
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(testing::source_dir() / "tests/data/hpc/hpc_results_v3.0/NVIDIA", errors);
+  ASSERT_EQ(dirs.size(), 2u);
+  std::vector<DirectoryResult> results = score_training_directories(dirs, data, {});
+  std::ostringstream csv, markdown, json;
+  write_report(csv, results, ReportFormat::kCsv, RcpPass::kPruned);
+  write_report(markdown, results, ReportFormat::kMarkdown, RcpPass::kPruned);
+  write_report(json, results, ReportFormat::kJson, RcpPass::kPruned);
+  std::vector<std::string> lines;
+  std::istringstream in(csv.str());
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_TRUE(lines[0].ends_with(",usage,scaling,number_of_models,instance_scale,time_to_train_all_minutes,throughput"))
+      << lines[0];
+  const auto doc = nlohmann::json::parse(json.str());
+  const auto& weak = doc["results"][0];
+  ASSERT_EQ(weak["scaling"], "weak");
+  // The weak folder's row ends with JSON's figures at full precision; the strong one's are empty.
+  EXPECT_TRUE(lines[1].ends_with(fmt::format(",hpc,weak,16,2048,{},{}", weak["time_to_train_all_minutes"].get<double>(),
+                                             weak["throughput"].get<double>())))
+      << lines[1];
+  EXPECT_TRUE(lines[2].ends_with(",hpc,strong,,,,")) << lines[2];
+  EXPECT_NE(markdown.str().find("| hpc | weak | 16 | 2048 | 34.4150 | 0.4649 |"), std::string::npos) << markdown.str();
 }
 
 }  // namespace
