@@ -271,14 +271,16 @@ void check_rcp(const DirectoryResult& r, const PackageVerdict* package, Collecto
   if (package) {
     for (const auto& f : package->rcp_notes) out.add("rcp", f.severity, f.file, f.line, f.message);
   }
-  if (r.rcp.rcp_case == RcpCase::kNotChecked) {
+  // A weak-scaling folder: the package checker's own RCP check of it (score.h package_rcp).
+  const RcpVerdict& rcp = r.package_rcp ? *r.package_rcp : r.rcp;
+  if (rcp.rcp_case == RcpCase::kNotChecked) {
     // As the official summarizer: no RCP verdict, the score stands unscaled.
-    out.add("rcp", Finding::kWarning, dir, 0, "RCP " + r.rcp.message);
+    out.add("rcp", Finding::kWarning, dir, 0, "RCP " + rcp.message);
     return;
   }
-  if (r.rcp.passed) return;
-  std::string message = r.rcp.message.empty() ? std::string("the RCP check failed") : r.rcp.message;
-  message = fmt::format("RCP check failed ({}): {}", to_string(r.rcp.rcp_case), message);
+  if (rcp.passed) return;
+  std::string message = rcp.message.empty() ? std::string("the RCP check failed") : rcp.message;
+  message = fmt::format("RCP check failed ({}): {}", to_string(rcp.rcp_case), message);
   const bool described = package && package->division_from_description;
   if (described && package->division != "closed") {
     out.add("rcp", Finding::kWarning, dir, 0,
@@ -286,7 +288,7 @@ void check_rcp(const DirectoryResult& r, const PackageVerdict* package, Collecto
                                   package->division));
   } else if (!described && r.division == "open") {
     out.add("rcp", Finding::kWarning, dir, 0, message + " (not required in the open division)");
-  } else if (package && package->rcp_bypass && bypassable(r.rcp.rcp_case)) {
+  } else if (package && package->rcp_bypass && bypassable(rcp.rcp_case)) {
     out.add("rcp", Finding::kWarning, dir, 0,
             message + fmt::format(" — accepted by rcp-bypass ({}); the submission committee reviews it",
                                   package->rcp_bypass_source));

@@ -547,6 +547,11 @@ DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext&
   const BenchmarkFacts* facts = apply_benchmark_facts(data, out);
   tag_directory_platform(dir, data, options, out);
   if (out.scaling == "weak") {
+    // The package checker's RCP check of the folder, on a scratch copy (its warnings and
+    // errors are not the summarizer's).
+    DirectoryResult scratch = out;
+    check_convergence(facts, benchmarks, false, data, options, scratch);
+    if (scratch.rcp.rcp_case != RcpCase::kNotChecked || !scratch.rcp.message.empty()) out.package_rcp = scratch.rcp;
     score_weak_directory(facts, out);
     for (const auto& err : out.errors) out.warnings.push_back(err);
     return out;

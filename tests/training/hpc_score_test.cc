@@ -5,11 +5,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "mlperf/training/check.h"
 #include "mlperf/training/score.h"
@@ -223,6 +225,50 @@ TEST_F(HpcScore, CheckPassesRealStrongAndWeakFolders) {
     EXPECT_TRUE(olympic->passed()) << folder;
     EXPECT_TRUE(report.passed()) << folder;
   }
+}
+
+// The official package checker runs its RCP and seed checks on every closed HPC folder, weak
+// ones included (package_checker.py tests the ruleset's version string whatever the usage):
+// on hpc_results_v3.0 and v2.0 its verdicts and ours agree folder by folder. A weak folder's
+// RCP check is the package's (package_rcp); the summarizer's figures keep rcp not_checked.
+TEST_F(HpcScore, CheckRunsTheRcpAndSeedChecksOnWeakFoldersAsThePackageChecker) {
+  const std::string weak = "hpc_results_v3.0/NVIDIA/results/eos_n256_ngc23.09_pytorch/weak/openfold";
+  auto r = testing::run_command(testing::binary() + " check --format json " + testing::q(hpc_data() / weak));
+  EXPECT_EQ(r.status, 0) << r.out;
+  const auto result = nlohmann::json::parse(r.out).at("results").at(0);
+  for (const auto& c : result.at("checks")) {
+    if (c.at("check") != "rcp" && c.at("check") != "seeds") continue;
+    EXPECT_TRUE(c.at("passed").get<bool>()) << c.dump();
+    EXPECT_TRUE(c.at("findings").empty()) << c.dump();  // no "RCP weak scaling: not checked" warning
+  }
+  DirectoryResult scored = score(weak);
+  EXPECT_EQ(scored.rcp.rcp_case, RcpCase::kNotChecked);
+  ASSERT_TRUE(scored.package_rcp.has_value());
+  EXPECT_TRUE(scored.package_rcp->passed);
+
+  // Without seed events the seed check fails, as the official one does ("logs no seed").
+  testing::TempDir tmp;
+  fs::create_directories(tmp.path() / "hpc_results_v3.0");
+  fs::copy(hpc_data() / "hpc_results_v3.0/NVIDIA", tmp.path() / "hpc_results_v3.0/NVIDIA", fs::copy_options::recursive);
+  const fs::path copy = tmp.path() / weak;
+  for (const auto& e : fs::directory_iterator(copy)) {
+    std::string text = testing::read_file(e.path()), kept;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("\"key\": \"seed\"") == std::string::npos) kept += line + "\n";
+    }
+    testing::write_file(e.path(), kept);
+  }
+  auto bad = testing::run_command(testing::binary() + " check --format json " + testing::q(copy));
+  EXPECT_EQ(bad.status, 1) << bad.out;
+  bool seeds_failed = false;
+  const nlohmann::json bad_doc = nlohmann::json::parse(bad.out);  // not a temporary: the loop keeps references
+  for (const auto& c : bad_doc.at("results").at(0).at("checks")) {
+    if (c.at("check") != "seeds") continue;
+    seeds_failed = !c.at("passed").get<bool>() && c.at("findings").at(0).at("message").get<std::string>().find("logs no seed") !=
+                                                      std::string::npos;
+  }
+  EXPECT_TRUE(seeds_failed) << bad.out;
 }
 
 // Too few models: the official summarizer leaves the columns empty ("Not enough converging

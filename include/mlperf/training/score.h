@@ -61,6 +61,10 @@ struct DirectoryResult {
   /// weak/ folders: `weak` holds the figures; no olympic mean, no RCP check, no score_minutes).
   std::string scaling = "strong";
   std::optional<WeakScalingScore> weak;  ///< scaling "weak" only
+  /// Weak scaling only: the RCP check the official package checker runs on the folder (its
+  /// runs as a strong set would be checked; package_checker.py checks every closed folder),
+  /// which `check` reports. The summarizer's figures do not use it: `rcp` stays not_checked.
+  std::optional<RcpVerdict> package_rcp;
   std::string ruleset_reason;  ///< why a guessed ruleset was chosen (rounds, logs' date)
   PlatformTag platform;
   std::string accelerator_model_name;  ///< from the system description, when present
