@@ -4,6 +4,8 @@
 #include <new>
 #include <algorithm>
 #include <iostream>
+#include <functional>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -68,8 +70,6 @@ int run_check(const CheckArgs& args) {
     return kExitInputError;
   }
   options.compliance_rules = &rules;
-  std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
-  print_input_errors(results);
 
   CheckOptions check_options;
   if (args.probe) check_options.extra_checks.push_back(&platform_check);
@@ -84,32 +84,50 @@ int run_check(const CheckArgs& args) {
     return kExitInputError;
   }
   check_options.package = &*package;
-  std::vector<CheckReport> reports;
-  reports.reserve(results.size());
-  for (const auto& r : results) {
-    reports.push_back(check_directory(r, data->facts(), check_options));
-  }
-  for (const auto& report : reports) {
-    if (report.input_error) status = kExitInputError;
-    if (!report.passed() && status == kExitPassed) status = kExitRuleFailed;
-  }
 
-  bool written = emit_report(args, [&](std::ostream& out) {
-    if (args.format == "json") {
-      write_check_json(out, reports);
-    } else if (args.format == "github") {
-      write_github_annotations(out, reports);
-    } else if (args.format == "html") {
-      out << html::check_report(reports);
-    } else {
-      write_check_table(out, reports);
+  // Directory by directory in input order, a batch at a time: the report and the JUnit
+  // suites are written as each batch is judged, so memory stays that of a batch (issue #25).
+  std::optional<JUnitWriter> junit;
+  if (!args.junit.empty()) junit.emplace();
+  std::vector<CheckReport> all;  // html only: one page of every directory
+  auto judge = [&](std::vector<DirectoryResult>& batch, const std::function<void(std::vector<CheckReport>&)>& write) {
+    print_input_errors(batch);
+    std::vector<CheckReport> reports;
+    reports.reserve(batch.size());
+    for (const auto& r : batch) reports.push_back(check_directory(r, data->facts(), check_options));
+    for (const auto& report : reports) {
+      if (report.input_error) status = kExitInputError;
+      if (!report.passed() && status == kExitPassed) status = kExitRuleFailed;
     }
+    if (junit) junit->add(reports);
+    write(reports);
+  };
+  bool written = emit_report(args, [&](std::ostream& out) {
+    if (args.format == "html") {
+      score_directories_in_batches(std::move(dirs), *data, options, [&](std::vector<DirectoryResult>& batch) {
+        judge(batch, [&](std::vector<CheckReport>& reports) {
+          for (auto& r : reports) all.push_back(std::move(r));
+        });
+      });
+      out << html::check_report(all);
+      return;
+    }
+    CheckReportWriter writer(out, args.format == "json"     ? CheckReportWriter::Format::kJson
+                                  : args.format == "github" ? CheckReportWriter::Format::kGithub
+                                                            : CheckReportWriter::Format::kTable);
+    score_directories_in_batches(std::move(dirs), *data, options, [&](std::vector<DirectoryResult>& batch) {
+      judge(batch, [&](std::vector<CheckReport>& reports) { writer.add(reports); });
+    });
+    writer.finish();
   });
   if (!written) return kExitInputError;
 
-  if (!args.junit.empty()) {
+  if (junit) {
     try {
-      write_output_file(args.junit, junit_xml(reports), std::cout);
+      // Standard output and FIFOs are written in place, a file atomically (output.h).
+      OutputWriter output(args.junit, std::cout);
+      junit->finish(output.stream());
+      output.finish();
     } catch (const std::bad_alloc&) {
       throw;  // out of memory is never a finding: main.cc says so, exit 2
     } catch (const std::exception& e) {

@@ -68,16 +68,17 @@ bool emit_report(const ScoringArgs& args, const std::function<void(std::ostream&
     std::cout.flush();
     return true;
   }
-  std::ostringstream text;
-  write(text);
-  if (!text) {
-    // The report's buffer could not grow (out of memory): never write part of it.
-    print_stderr_line(fmt::format("mlperf-score: {}: out of memory while building the report; nothing was written",
-                                  args.output));
-    return false;
-  }
   try {
-    write_output_file(args.output, text.str(), std::cout);
+    // Streamed as it is written: a report of any size is never held whole in memory.
+    OutputWriter output(args.output, std::cout);
+    write(output.stream());
+    if (memory_ran_out()) {
+      // Some allocation failed on the way: never put a report in place that may lack part.
+      print_stderr_line(fmt::format("mlperf-score: {}: out of memory while building the report; nothing was written",
+                                    args.output));
+      return false;
+    }
+    output.finish();
   } catch (const std::bad_alloc&) {
     throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {

@@ -45,17 +45,26 @@ int run_score(const ScoreArgs& args) {
 
   int status = kExitPassed;
   std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(args.paths, status, args.glob);
-  std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
-  print_input_errors(results);
-  status = exit_status(results, status);
   bool written = emit_report(args, [&](std::ostream& out) {
     if (args.format == "html") {
+      // One page with every directory's charts: the results are held until it is written.
+      std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
+      print_input_errors(results);
+      status = exit_status(results, status);
       out << html::score_report(results, options.rcp_pass);
-    } else {
-      write_report(out, results, *parse_report_format(args.format), options.rcp_pass);
+      keep_until_exit(std::move(results));
+      return;
     }
+    // Directory by directory in input order, a batch at a time: memory stays that of a batch
+    // whatever the number of directories (issue #25).
+    ReportWriter writer(out, *parse_report_format(args.format), options.rcp_pass);
+    score_directories_in_batches(std::move(dirs), *data, options, [&](std::vector<DirectoryResult>& batch) {
+      print_input_errors(batch);
+      status = exit_status(batch, status);
+      writer.add(batch);
+    });
+    writer.finish();
   });
-  keep_until_exit(std::move(results));
   keep_until_exit(std::move(dirs));
   return written ? status : kExitInputError;
 }

@@ -58,50 +58,70 @@ bool write_all(int fd, std::string_view data) {
 
 }  // namespace
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+AtomicFile::AtomicFile(const std::filesystem::path& path) : path_(path) {
   if (path.filename().empty()) fail(path, "not a file name", EISDIR);
-  std::filesystem::path folder = path.parent_path();
-  if (folder.empty()) folder = ".";
+  folder_ = path.parent_path();
+  if (folder_.empty()) folder_ = ".";
   std::string temp_name = ".";  // built by appends: GCC 12 warns falsely (-Wrestrict) on "." + name
   temp_name.append(path.filename().string()).append(".tmp-XXXXXX");
-  std::string temp = (folder / temp_name).string();
+  temp_ = (folder_ / temp_name).string();
+  fd_ = ::mkostemp(temp_.data(), O_CLOEXEC);
+  if (fd_ < 0) fail(path, "cannot create a temporary file in its folder", errno);
+}
 
-  int fd = ::mkostemp(temp.data(), O_CLOEXEC);
-  if (fd < 0) fail(path, "cannot create a temporary file in its folder", errno);
+AtomicFile::~AtomicFile() {
+  if (done_) return;
+  if (fd_ >= 0) ::close(fd_);
+  ::unlink(temp_.c_str());
+}
 
-  // From here on every failure removes the temporary before throwing.
-  auto abandon = [&](const char* what) {
-    int error = errno;
-    if (fd >= 0) ::close(fd);
-    ::unlink(temp.c_str());
-    fail(path, what, error);
-  };
+void AtomicFile::abandon(const char* what) {
+  int error = errno;
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  ::unlink(temp_.c_str());
+  done_ = true;
+  fail(path_, what, error);
+}
 
+void AtomicFile::write(std::string_view data) {
+  if (done_) fail(path_, "write failed", EBADF);
+  if (!write_all(fd_, data)) abandon("write failed");
+}
+
+void AtomicFile::commit() {
+  if (done_) fail(path_, "write failed", EBADF);
   struct stat existing {};
-  mode_t mode = ::stat(path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode) ? (existing.st_mode & 07777)
-                                                                                   : default_file_mode();
-  if (::fchmod(fd, mode) != 0) abandon("cannot set the file mode");
-  if (!write_all(fd, contents)) abandon("write failed");
-  if (::fsync(fd) != 0) abandon("fsync failed");
-  int closed = ::close(fd);
-  fd = -1;
+  mode_t mode = ::stat(path_.c_str(), &existing) == 0 && S_ISREG(existing.st_mode) ? (existing.st_mode & 07777)
+                                                                                    : default_file_mode();
+  if (::fchmod(fd_, mode) != 0) abandon("cannot set the file mode");
+  if (::fsync(fd_) != 0) abandon("fsync failed");
+  int closed = ::close(fd_);
+  fd_ = -1;
   if (closed != 0) abandon("close failed");
   // Never rename over anything but a regular file (a device, FIFO or symlink would be
   // replaced for every other user of it: issue #11); callers resolve links beforehand.
   struct stat now {};
-  if (::lstat(path.c_str(), &now) == 0 && !S_ISREG(now.st_mode)) {
+  if (::lstat(path_.c_str(), &now) == 0 && !S_ISREG(now.st_mode)) {
     errno = S_ISDIR(now.st_mode) ? EISDIR : EEXIST;
     abandon(S_ISDIR(now.st_mode) ? "cannot rename the temporary file into place"
                                  : "not a regular file; it is never replaced");
   }
-  if (::rename(temp.c_str(), path.c_str()) != 0) abandon("cannot rename the temporary file into place");
+  if (::rename(temp_.c_str(), path_.c_str()) != 0) abandon("cannot rename the temporary file into place");
+  done_ = true;
 
   // Make the rename itself durable; a failure here does not undo a complete write.
-  int dir_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int dir_fd = ::open(folder_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd >= 0) {
     ::fsync(dir_fd);
     ::close(dir_fd);
   }
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  AtomicFile file(path);
+  file.write(contents);
+  file.commit();
 }
 
 }  // namespace mlperf

@@ -59,14 +59,111 @@ nlohmann::json check_to_json(const CheckReport& report) {
           {"logs", logs}};
 }
 
-void write_check_json(std::ostream& out, const std::vector<CheckReport>& reports) {
-  nlohmann::json results = nlohmann::json::array();
-  for (const auto& r : reports) results.push_back(check_to_json(r));
+namespace {
+
+// One report's object in {"results": [...]}, as the whole document dumps it (indent 2, four
+// more spaces for its place).
+void write_check_json_entry(std::ostream& out, const CheckReport& r) {
   // Invalid UTF-8 (a path, a logged value) is replaced rather than aborting the report; the
   // exact bytes of such a string go beside it (exact_bytes.h).
-  nlohmann::json doc = {{"results", std::move(results)}};
-  add_exact_bytes(doc);
-  out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+  nlohmann::json object = check_to_json(r);
+  add_exact_bytes(object);
+  std::string text = object.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string_view rest = text;
+  for (std::size_t nl; (nl = rest.find('\n')) != std::string_view::npos; rest.remove_prefix(nl + 1)) {
+    out << rest.substr(0, nl + 1) << "    ";
+  }
+  out << rest;
+}
+
+// One report's block of the human table.
+void write_check_table_entry(std::ostream& out, const CheckReport& r) {
+  std::vector<std::string> title;
+  for (const auto* part : {&r.submitter, &r.system, &r.benchmark}) {
+    if (!part->empty()) title.push_back(*part);
+  }
+  std::size_t errors = r.count(Finding::kError), warnings = r.count(Finding::kWarning);
+  std::string verdict = r.passed() ? "PASSED" : fmt::format("FAILED ({})", plural(errors, "error"));
+  if (warnings > 0) verdict += fmt::format(" ({})", plural(warnings, "warning"));
+  out << terminal_text(fmt::format("{}: {}", fmt::join(title, " / "), verdict)) << '\n';
+  out << terminal_text(fmt::format("  directory  {}", r.directory)) << '\n';
+  out << terminal_text(fmt::format("  division {}   ruleset {} ({})", r.division, r.ruleset.str(), r.ruleset_source))
+      << "\n\n";
+  for (const auto& c : r.checks) {
+    std::size_t e = c.count(Finding::kError), w = c.count(Finding::kWarning);
+    std::string result = c.passed() ? "pass" : fmt::format("FAIL, {}", plural(e, "error"));
+    if (w > 0) result += fmt::format(", {}", plural(w, "warning"));
+    out << fmt::format("  {:<18} {}\n", c.check, result);
+    for (const auto& f : c.findings) {
+      out << terminal_text(fmt::format("    {:<8} {}: {}", to_string(f.severity),
+                                       location(shown_file(f.file, r.directory), f.line), f.message))
+          << '\n';
+    }
+  }
+}
+
+void write_github_entry(std::ostream& out, const CheckReport& r) {
+  for (const auto& c : r.checks) {
+    for (const auto& f : c.findings) {
+      std::string properties = "file=" + github_escape_property(f.file);
+      if (f.line > 0) properties += fmt::format(",line={}", f.line);
+      properties += ",title=" + github_escape_property(f.check);
+      out << "::" << to_string(f.severity) << ' ' << properties << "::" << github_escape_data(f.message) << '\n';
+    }
+  }
+}
+
+std::string summary_text(std::size_t directories, std::size_t passed, std::size_t errors, std::size_t warnings) {
+  return fmt::format("check: {} {}, {} passed, {} failed; {}, {}", directories,
+                     directories == 1 ? "directory" : "directories", passed, directories - passed,
+                     plural(errors, "error"), plural(warnings, "warning"));
+}
+
+}  // namespace
+
+CheckReportWriter::CheckReportWriter(std::ostream& out, Format format) : out_(out), format_(format) {}
+
+void CheckReportWriter::add(const std::vector<CheckReport>& reports) {
+  for (const auto& r : reports) {
+    switch (format_) {
+      case Format::kJson:
+        out_ << (directories_ == 0 ? "{\n  \"results\": [\n    " : ",\n    ");
+        write_check_json_entry(out_, r);
+        break;
+      case Format::kTable:
+        if (directories_ > 0) out_ << '\n';
+        write_check_table_entry(out_, r);
+        break;
+      case Format::kGithub:
+        write_github_entry(out_, r);
+        break;
+    }
+    ++directories_;
+    passed_ += r.passed() ? 1 : 0;
+    errors_ += r.count(Finding::kError);
+    warnings_ += r.count(Finding::kWarning);
+  }
+}
+
+void CheckReportWriter::finish() {
+  switch (format_) {
+    case Format::kJson:
+      out_ << (directories_ == 0 ? "{\n  \"results\": []\n}\n" : "\n  ]\n}\n");
+      break;
+    case Format::kTable:
+      if (directories_ > 0) out_ << '\n';
+      out_ << summary_text(directories_, passed_, errors_, warnings_) << '\n';
+      break;
+    case Format::kGithub:
+      out_ << summary_text(directories_, passed_, errors_, warnings_) << '\n';
+      break;
+  }
+}
+
+void write_check_json(std::ostream& out, const std::vector<CheckReport>& reports) {
+  CheckReportWriter writer(out, CheckReportWriter::Format::kJson);
+  writer.add(reports);
+  writer.finish();
 }
 
 std::string check_summary(const std::vector<CheckReport>& reports) {
@@ -76,41 +173,13 @@ std::string check_summary(const std::vector<CheckReport>& reports) {
     errors += r.count(Finding::kError);
     warnings += r.count(Finding::kWarning);
   }
-  return fmt::format("check: {} {}, {} passed, {} failed; {}, {}", reports.size(),
-                     reports.size() == 1 ? "directory" : "directories", passed, reports.size() - passed,
-                     plural(errors, "error"), plural(warnings, "warning"));
+  return summary_text(reports.size(), passed, errors, warnings);
 }
 
 void write_check_table(std::ostream& out, const std::vector<CheckReport>& reports) {
-  bool first = true;
-  for (const auto& r : reports) {
-    if (!first) out << '\n';
-    first = false;
-    std::vector<std::string> title;
-    for (const auto* part : {&r.submitter, &r.system, &r.benchmark}) {
-      if (!part->empty()) title.push_back(*part);
-    }
-    std::size_t errors = r.count(Finding::kError), warnings = r.count(Finding::kWarning);
-    std::string verdict = r.passed() ? "PASSED" : fmt::format("FAILED ({})", plural(errors, "error"));
-    if (warnings > 0) verdict += fmt::format(" ({})", plural(warnings, "warning"));
-    out << terminal_text(fmt::format("{}: {}", fmt::join(title, " / "), verdict)) << '\n';
-    out << terminal_text(fmt::format("  directory  {}", r.directory)) << '\n';
-    out << terminal_text(fmt::format("  division {}   ruleset {} ({})", r.division, r.ruleset.str(), r.ruleset_source))
-        << "\n\n";
-    for (const auto& c : r.checks) {
-      std::size_t e = c.count(Finding::kError), w = c.count(Finding::kWarning);
-      std::string result = c.passed() ? "pass" : fmt::format("FAIL, {}", plural(e, "error"));
-      if (w > 0) result += fmt::format(", {}", plural(w, "warning"));
-      out << fmt::format("  {:<18} {}\n", c.check, result);
-      for (const auto& f : c.findings) {
-        out << terminal_text(fmt::format("    {:<8} {}: {}", to_string(f.severity),
-                                         location(shown_file(f.file, r.directory), f.line), f.message))
-            << '\n';
-      }
-    }
-  }
-  if (!reports.empty()) out << '\n';
-  out << check_summary(reports) << '\n';
+  CheckReportWriter writer(out, CheckReportWriter::Format::kTable);
+  writer.add(reports);
+  writer.finish();
 }
 
 std::string github_escape_data(std::string_view text) {
@@ -139,17 +208,9 @@ std::string github_escape_property(std::string_view text) {
 }
 
 void write_github_annotations(std::ostream& out, const std::vector<CheckReport>& reports) {
-  for (const auto& r : reports) {
-    for (const auto& c : r.checks) {
-      for (const auto& f : c.findings) {
-        std::string properties = "file=" + github_escape_property(f.file);
-        if (f.line > 0) properties += fmt::format(",line={}", f.line);
-        properties += ",title=" + github_escape_property(f.check);
-        out << "::" << to_string(f.severity) << ' ' << properties << "::" << github_escape_data(f.message) << '\n';
-      }
-    }
-  }
-  out << check_summary(reports) << '\n';
+  CheckReportWriter writer(out, CheckReportWriter::Format::kGithub);
+  writer.add(reports);
+  writer.finish();
 }
 
 }  // namespace mlperf

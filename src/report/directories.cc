@@ -3,6 +3,10 @@
 #include "mlperf/inference/check.h"
 #include "mlperf/inference/score.h"
 #include "mlperf/mllog/parallel.h"
+#include "mlperf/compliance/rules.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace mlperf {
 
@@ -15,15 +19,10 @@ std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& 
                                                const ScoreOptions& options) {
   std::vector<std::size_t> training;   // indices into dirs
   std::vector<std::size_t> inference;  // indices into dirs
+  for (std::size_t i = 0; i < dirs.size(); ++i) (dirs[i].loadgen ? inference : training).push_back(i);
+  if (inference.empty()) return score_training_directories(dirs, data, options);  // no copy of the directories
   std::vector<BenchmarkDir> training_dirs;
-  for (std::size_t i = 0; i < dirs.size(); ++i) {
-    if (dirs[i].loadgen) {
-      inference.push_back(i);
-    } else {
-      training.push_back(i);
-      training_dirs.push_back(dirs[i]);
-    }
-  }
+  for (std::size_t i : training) training_dirs.push_back(dirs[i]);
   std::vector<DirectoryResult> results(dirs.size());
   if (!training_dirs.empty()) {
     std::vector<DirectoryResult> scored = score_training_directories(training_dirs, data, options);
@@ -33,6 +32,41 @@ std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& 
     results[inference[k]] = inference::score_inference_directory(dirs[inference[k]], data, options);
   });
   return results;
+}
+
+void score_directories_in_batches(std::vector<BenchmarkDir> dirs, const DataContext& data,
+                                  const ScoreOptions& given_options,
+                                  const std::function<void(std::vector<DirectoryResult>&)>& consume,
+                                  std::size_t batch_files) {
+  ScoreOptions options = given_options;
+  std::optional<compliance::RuleLibrary> rules;
+  if (!options.compliance_rules && dirs.size() > 1) {
+    // Once for every batch; when this fails each batch tries again and says why in its results.
+    try {
+      rules.emplace(load_compliance_rules(dirs, data, options));
+      options.compliance_rules = &*rules;
+    } catch (const std::bad_alloc&) {
+      throw;  // out of memory is never a finding: main.cc says so, exit 2
+    } catch (const std::exception&) {
+      rules.reset();
+    }
+  }
+  std::vector<BenchmarkDir> batch;
+  std::size_t files = 0;
+  auto flush = [&] {
+    if (batch.empty()) return;
+    std::vector<DirectoryResult> results = score_directories(batch, data, options);
+    batch.clear();
+    files = 0;
+    consume(results);
+  };
+  for (auto& dir : dirs) {
+    const std::size_t n = std::max<std::size_t>(dir.result_files.size(), 1);
+    if (!batch.empty() && files + n > batch_files) flush();
+    batch.push_back(std::move(dir));
+    files += n;
+  }
+  flush();
 }
 
 CheckReport check_directory(const DirectoryResult& result, const Facts& facts, const CheckOptions& options) {

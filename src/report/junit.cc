@@ -1,5 +1,10 @@
 #include "mlperf/report/junit.h"
 
+#include <cstdio>
+#include <memory>
+#include <ostream>
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 namespace mlperf {
@@ -83,61 +88,131 @@ std::string xml_escape(std::string_view text) {
   return out;
 }
 
-std::string junit_xml(const std::vector<CheckReport>& reports) {
+namespace {
+
+struct Totals {
   std::size_t tests = 0, failures = 0, errors = 0;
+};
+
+// One report's <testsuite> element, its counts added to `totals`.
+std::string junit_suite(const CheckReport& r, Totals& totals) {
   std::string suites;
-  for (const auto& r : reports) {
-    std::size_t suite_failures = 0, suite_errors = 0;
-    std::string cases;
-    for (const auto& c : r.checks) {
-      cases += "    <testcase" + attr("name", c.check) + attr("classname", r.directory) + ">\n";
-      if (!c.passed()) {
-        const bool input = c.check == "input_readable";
-        (input ? suite_errors : suite_failures) += 1;
-        const char* element = input ? "error" : "failure";
-        std::string first, body;
-        std::size_t n = 0;
-        for (const auto& f : c.findings) {
-          if (f.severity != Finding::kError) continue;
-          std::string line = fmt::format("{}: {}", location(f), f.message);
-          if (n++ == 0) first = line;
-          body += line + "\n";
-        }
-        if (n > 1) first += fmt::format(" (and {} more)", n - 1);
-        cases += fmt::format("      <{}{}{}>{}</{}>\n", element, attr("message", first), attr("type", c.check),
-                             xml_escape(body), element);
-      }
-      std::string warnings;
+  std::size_t suite_failures = 0, suite_errors = 0;
+  std::string cases;
+  for (const auto& c : r.checks) {
+    cases += "    <testcase" + attr("name", c.check) + attr("classname", r.directory) + ">\n";
+    if (!c.passed()) {
+      const bool input = c.check == "input_readable";
+      (input ? suite_errors : suite_failures) += 1;
+      const char* element = input ? "error" : "failure";
+      std::string first, body;
+      std::size_t n = 0;
       for (const auto& f : c.findings) {
-        if (f.severity == Finding::kWarning) warnings += fmt::format("warning: {}: {}\n", location(f), f.message);
+        if (f.severity != Finding::kError) continue;
+        std::string line = fmt::format("{}: {}", location(f), f.message);
+        if (n++ == 0) first = line;
+        body += line + "\n";
       }
-      if (!warnings.empty()) cases += "      <system-out>" + xml_escape(warnings) + "</system-out>\n";
-      cases += "    </testcase>\n";
+      if (n > 1) first += fmt::format(" (and {} more)", n - 1);
+      cases += fmt::format("      <{}{}{}>{}</{}>\n", element, attr("message", first), attr("type", c.check),
+                           xml_escape(body), element);
     }
-    tests += r.checks.size();
-    failures += suite_failures;
-    errors += suite_errors;
-    suites += "  <testsuite" + attr("name", r.directory) + fmt::format(" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\">\n",
-                                                                    r.checks.size(), suite_failures, suite_errors);
-    suites += "    <properties>\n";
-    for (const auto& [name, value] : {std::pair<const char*, std::string>{"benchmark", r.benchmark},
-                                      {"division", r.division},
-                                      {"ruleset", r.ruleset.str()},
-                                      {"ruleset_source", r.ruleset_source},
-                                      {"submitter", r.submitter},
-                                      {"system", r.system}}) {
-      suites += "      <property" + attr("name", name) + attr("value", value) + "/>\n";
+    std::string warnings;
+    for (const auto& f : c.findings) {
+      if (f.severity == Finding::kWarning) warnings += fmt::format("warning: {}: {}\n", location(f), f.message);
     }
-    suites += "    </properties>\n";
-    suites += cases;
-    suites += "  </testsuite>\n";
+    if (!warnings.empty()) cases += "      <system-out>" + xml_escape(warnings) + "</system-out>\n";
+    cases += "    </testcase>\n";
   }
+  totals.tests += r.checks.size();
+  totals.failures += suite_failures;
+  totals.errors += suite_errors;
+  suites += "  <testsuite" + attr("name", r.directory) + fmt::format(" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\">\n",
+                                                                  r.checks.size(), suite_failures, suite_errors);
+  suites += "    <properties>\n";
+  for (const auto& [name, value] : {std::pair<const char*, std::string>{"benchmark", r.benchmark},
+                                    {"division", r.division},
+                                    {"ruleset", r.ruleset.str()},
+                                    {"ruleset_source", r.ruleset_source},
+                                    {"submitter", r.submitter},
+                                    {"system", r.system}}) {
+    suites += "      <property" + attr("name", name) + attr("value", value) + "/>\n";
+  }
+  suites += "    </properties>\n";
+  suites += cases;
+  suites += "  </testsuite>\n";
+  return suites;
+}
+
+std::string junit_head(const Totals& totals) {
   std::string doc = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  doc += fmt::format("<testsuites name=\"mlperf-score check\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n", tests,
-                     failures, errors);
-  doc += suites;
-  doc += "</testsuites>\n";
+  doc += fmt::format("<testsuites name=\"mlperf-score check\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
+                     totals.tests, totals.failures, totals.errors);
   return doc;
+}
+
+constexpr std::string_view kTail = "</testsuites>\n";
+
+}  // namespace
+
+std::string junit_xml(const std::vector<CheckReport>& reports) {
+  Totals totals;
+  std::string suites;
+  for (const auto& r : reports) suites += junit_suite(r, totals);
+  return junit_head(totals) + suites + std::string(kTail);
+}
+
+struct JUnitWriter::State {
+  Totals totals;
+  std::FILE* spool = nullptr;  // the suites so far; null: kept in `suites`
+  std::string suites;
+  ~State() {
+    if (spool) std::fclose(spool);
+  }
+};
+
+JUnitWriter::JUnitWriter() : state_(std::make_unique<State>()) { state_->spool = std::tmpfile(); }
+
+JUnitWriter::~JUnitWriter() = default;
+
+void JUnitWriter::add(const std::vector<CheckReport>& reports) {
+  for (const auto& r : reports) {
+    std::string suite = junit_suite(r, state_->totals);
+    if (state_->spool && std::fwrite(suite.data(), 1, suite.size(), state_->spool) == suite.size()) continue;
+    if (state_->spool) {
+      // The spool failed (a full /tmp): what it holds moves to memory, and the rest with it.
+      std::string held = spooled();
+      std::fclose(state_->spool);
+      state_->spool = nullptr;
+      state_->suites = std::move(held) + state_->suites;
+    }
+    state_->suites += suite;
+  }
+}
+
+std::string JUnitWriter::spooled() {
+  std::string out;
+  if (!state_->spool) return out;
+  std::fflush(state_->spool);
+  std::rewind(state_->spool);
+  char block[1 << 16];
+  for (std::size_t n; (n = std::fread(block, 1, sizeof block, state_->spool)) > 0;) out.append(block, n);
+  std::fseek(state_->spool, 0, SEEK_END);
+  return out;
+}
+
+void JUnitWriter::finish(std::ostream& out) {
+  out << junit_head(state_->totals);
+  if (state_->spool) {
+    if (std::fflush(state_->spool) != 0) throw std::runtime_error("cannot write the JUnit report's temporary file");
+    std::rewind(state_->spool);
+    char block[1 << 16];
+    for (std::size_t n; (n = std::fread(block, 1, sizeof block, state_->spool)) > 0;) {
+      out.write(block, static_cast<std::streamsize>(n));
+    }
+    if (std::ferror(state_->spool)) throw std::runtime_error("cannot read the JUnit report's temporary file back");
+  }
+  out << state_->suites << kTail;
 }
 
 }  // namespace mlperf

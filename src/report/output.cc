@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <ostream>
 #include <stdexcept>
 
@@ -56,8 +58,9 @@ bool write_all(int fd, const char* data, std::size_t size, int& error) {
   return true;
 }
 
-void write_in_place(const std::filesystem::path& path, std::string_view contents) {
-  // O_NONBLOCK: opening a FIFO nobody reads fails with ENXIO instead of waiting forever.
+// Opens a character device or FIFO for writing in place. O_NONBLOCK: opening a FIFO nobody
+// reads fails with ENXIO instead of waiting forever; then it is written as a blocking stream.
+int open_in_place(const std::filesystem::path& path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     int error = errno;
@@ -65,7 +68,12 @@ void write_in_place(const std::filesystem::path& path, std::string_view contents
                                 : fmt::format("cannot open: {}", std::strerror(error)));
   }
   int flags = ::fcntl(fd, F_GETFL);
-  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // then write as a blocking stream
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
+void write_in_place(const std::filesystem::path& path, std::string_view contents) {
+  int fd = open_in_place(path);
   int error = 0;
   bool ok = write_all(fd, contents.data(), contents.size(), error);
   if (::close(fd) != 0 && ok) {
@@ -158,6 +166,99 @@ int CheckedFdBuffer::sync() {
   bool ok = write_out(buffer_.data(), buffer_.size());
   buffer_.clear();
   return ok ? 0 : -1;
+}
+
+// A buffered stream whose bytes go to `write` in blocks of 64 KiB. A failed write (the
+// callback throws std::runtime_error) is remembered with its message and every later byte
+// is dropped; OutputWriter::finish() throws it. std::bad_alloc passes on.
+struct OutputWriter::Sink : std::streambuf {
+  explicit Sink(std::function<void(std::string_view)> write) : write_(std::move(write)), stream_(this) {
+    buffer_.reserve(1 << 16);
+  }
+  int_type overflow(int_type ch) override {
+    if (traits_type::eq_int_type(ch, traits_type::eof())) return sync() == 0 ? traits_type::not_eof(ch) : ch;
+    buffer_.push_back(traits_type::to_char_type(ch));
+    if (buffer_.size() >= (1u << 16) && sync() != 0) return traits_type::eof();
+    return ch;
+  }
+  std::streamsize xsputn(const char* data, std::streamsize count) override {
+    buffer_.append(data, static_cast<std::size_t>(count));
+    if (buffer_.size() >= (1u << 16) && sync() != 0) return 0;
+    return count;
+  }
+  int sync() override {
+    if (!error_.empty()) return -1;
+    if (buffer_.empty()) return 0;
+    try {
+      write_(buffer_);
+    } catch (const std::runtime_error& e) {
+      error_ = e.what();
+    }
+    buffer_.clear();
+    return error_.empty() ? 0 : -1;
+  }
+
+  std::function<void(std::string_view)> write_;
+  std::string buffer_;
+  std::string error_;  // the first failed write's message
+  std::ostream stream_;
+  std::unique_ptr<AtomicFile> atomic;  // kAtomicReplace
+  int fd = -1;                         // kDirect
+};
+
+OutputWriter::OutputWriter(const std::filesystem::path& path, std::ostream& standard_output)
+    : path_(path), standard_output_(standard_output), target_(resolve_output_target(path)) {
+  switch (target_.route) {
+    case OutputRoute::kStandardOutput:
+      return;
+    case OutputRoute::kStandardError:
+      std::fflush(stderr);
+      sink_ = std::make_unique<Sink>([this](std::string_view data) {
+        if (std::fwrite(data.data(), 1, data.size(), stderr) != data.size() || std::fflush(stderr) != 0) {
+          refuse(path_, fmt::format("write failed: {}", std::strerror(errno)));
+        }
+      });
+      return;
+    case OutputRoute::kAtomicReplace: {
+      auto file = std::make_unique<AtomicFile>(target_.path);
+      AtomicFile* raw = file.get();
+      sink_ = std::make_unique<Sink>([raw](std::string_view data) { raw->write(data); });
+      sink_->atomic = std::move(file);
+      return;
+    }
+    case OutputRoute::kDirect: {
+      int fd = open_in_place(target_.path);
+      sink_ = std::make_unique<Sink>([this](std::string_view data) {
+        int error = 0;
+        if (!write_all(sink_->fd, data.data(), data.size(), error)) {
+          refuse(target_.path, fmt::format("write failed: {}", std::strerror(error)));
+        }
+      });
+      sink_->fd = fd;
+      return;
+    }
+  }
+}
+
+OutputWriter::~OutputWriter() {
+  if (sink_ && sink_->fd >= 0) ::close(sink_->fd);
+}
+
+std::ostream& OutputWriter::stream() { return sink_ ? sink_->stream_ : standard_output_; }
+
+void OutputWriter::finish() {
+  if (!sink_) {
+    standard_output_.flush();
+    return;
+  }
+  sink_->pubsync();
+  if (!sink_->error_.empty()) throw std::runtime_error(sink_->error_);
+  if (sink_->atomic) sink_->atomic->commit();
+  if (sink_->fd >= 0) {
+    int fd = sink_->fd;
+    sink_->fd = -1;
+    if (::close(fd) != 0) refuse(target_.path, fmt::format("write failed: {}", std::strerror(errno)));
+  }
 }
 
 }  // namespace mlperf

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <ostream>
 
+#include <sstream>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -147,28 +149,35 @@ std::optional<ReportFormat> parse_report_format(const std::string& name) {
   return std::nullopt;
 }
 
-nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
-  if (r.dir.loadgen) return inference_to_json(r);
+namespace {
+
+// The runs[] entry of run `i` of a training directory.
+nlohmann::json run_json(const DirectoryResult& r, std::size_t i) {
+  const Run& run = r.runs[i];
+  nlohmann::json errors = nlohmann::json::array();
+  for (const auto& e : run.parse_errors) errors.push_back({{"line", e.line}, {"message", e.message}});
+  return {
+      {"file", run.file},
+      {"minutes", json_number_or_null(run.minutes)},
+      {"counted", run.counted()},
+      {"role", i < r.run_roles.size() ? r.run_roles[i] : ""},
+      {"status", run.status ? nlohmann::json(*run.status) : nlohmann::json()},
+      {"converged", run.converged},
+      {"samples_to_converge", run.converged ? nlohmann::json(run.samples_to_converge) : nlohmann::json()},
+      {"quality_target_reached", run.quality_target_reached},
+      {"global_batch_size", run.global_batch_size ? nlohmann::json(*run.global_batch_size) : nlohmann::json()},
+      {"drop_reasons", run.drop_reasons},
+      {"notes", run.notes},
+      {"parse_error_count", run.parse_error_count},
+      {"parse_errors", errors},
+  };
+}
+
+// A training directory's object, its runs[] left empty when !with_runs.
+nlohmann::json training_json(const DirectoryResult& r, RcpPass pass, bool with_runs) {
   nlohmann::json runs = nlohmann::json::array();
-  for (std::size_t i = 0; i < r.runs.size(); ++i) {
-    const Run& run = r.runs[i];
-    nlohmann::json errors = nlohmann::json::array();
-    for (const auto& e : run.parse_errors) errors.push_back({{"line", e.line}, {"message", e.message}});
-    runs.push_back({
-        {"file", run.file},
-        {"minutes", json_number_or_null(run.minutes)},
-        {"counted", run.counted()},
-        {"role", i < r.run_roles.size() ? r.run_roles[i] : ""},
-        {"status", run.status ? nlohmann::json(*run.status) : nlohmann::json()},
-        {"converged", run.converged},
-        {"samples_to_converge", run.converged ? nlohmann::json(run.samples_to_converge) : nlohmann::json()},
-        {"quality_target_reached", run.quality_target_reached},
-        {"global_batch_size", run.global_batch_size ? nlohmann::json(*run.global_batch_size) : nlohmann::json()},
-        {"drop_reasons", run.drop_reasons},
-        {"notes", run.notes},
-        {"parse_error_count", run.parse_error_count},
-        {"parse_errors", errors},
-    });
+  if (with_runs) {
+    for (std::size_t i = 0; i < r.runs.size(); ++i) runs.push_back(run_json(r, i));
   }
   nlohmann::json rcp = rcp_json(r.rcp, pass);
   nlohmann::json expected;
@@ -220,6 +229,52 @@ nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
   add_hpc_json_fields(object, r);  // usage, scaling; weak scaling's figures
   add_exact_bytes(object);          // names that are not UTF-8: their exact bytes too
   return object;
+}
+
+// `text` with `pad` spaces after each newline (a dumped JSON text holds raw newlines only
+// between its members: strings escape them).
+void write_indented(std::ostream& out, std::string_view text, std::size_t pad) {
+  const std::string spaces(pad, ' ');
+  for (std::size_t nl; (nl = text.find('\n')) != std::string_view::npos; text.remove_prefix(nl + 1)) {
+    out.write(text.data(), static_cast<std::streamsize>(nl + 1));
+    out << spaces;
+  }
+  out << text;
+}
+
+nlohmann::json::string_t dumped(const nlohmann::json& j) {
+  // Latin-1 text from logs is already UTF-8; replace anything else rather than throw.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// A training directory's object as to_json(r).dump(2) gives it, each line after the first
+// indented by `pad` more spaces, written run by run: a directory of 100,000 runs never
+// exists as one JSON tree (issue #25).
+void write_training_json(std::ostream& out, const DirectoryResult& r, RcpPass pass, std::size_t pad) {
+  const std::string text = dumped(training_json(r, pass, false));
+  // Its members are one level deep (two spaces); strings escape newlines, so this is runs[].
+  constexpr std::string_view kRuns = "\n  \"runs\": []";
+  const std::size_t at = text.find(kRuns);
+  if (at == std::string::npos || r.runs.empty()) {
+    write_indented(out, text, pad);
+    return;
+  }
+  write_indented(out, std::string_view(text).substr(0, at + kRuns.size() - 1), pad);
+  for (std::size_t i = 0; i < r.runs.size(); ++i) {
+    out << (i == 0 ? "\n" : ",\n") << std::string(pad + 4, ' ');
+    nlohmann::json run = run_json(r, i);
+    add_exact_bytes(run);
+    write_indented(out, dumped(run), pad + 4);
+  }
+  out << '\n' << std::string(pad + 2, ' ') << ']';
+  write_indented(out, std::string_view(text).substr(at + kRuns.size()), pad);
+}
+
+}  // namespace
+
+nlohmann::json to_json(const DirectoryResult& r, RcpPass pass) {
+  if (r.dir.loadgen) return inference_to_json(r);
+  return training_json(r, pass, true);
 }
 
 // The RCP check as the text table shows it: the verdict line under `title` (14 columns),
@@ -306,33 +361,33 @@ void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
 
 namespace {
 
-// The last screen of a table report of several directories: one line per directory (who,
-// benchmark or model/scenario, figure, verdict, delta to the published figure), then the
-// counts, so the end of the output answers "did it pass?".
-void write_table_summary(std::ostream& out, const std::vector<DirectoryResult>& results) {
-  std::vector<std::array<std::string, 5>> rows;
-  std::size_t passed = 0;
-  for (const auto& r : results) {
-    std::array<std::string, 5> row;
-    row[0] = terminal_text(fmt::format("{} / {}", r.dir.submitter.empty() ? "-" : r.dir.submitter,
-                                       r.dir.system.empty() ? "-" : r.dir.system));
-    if (r.inference) {
-      const auto& i = *r.inference;
-      row[1] = terminal_text(i.model + "/" + i.scenario);
-      row[2] = i.performance_result ? inference::figure_text(*i.performance_result) + " " + i.units : "none";
-      row[3] = i.valid ? "VALID" : "INVALID";
-      if (!i.submission_valid && i.valid) row[3] += " (submission fails)";
-      row[4] = i.expected ? fmt::format("{:+.2f} % vs published", i.expected->delta_percent) : "no published figure";
-    } else {
-      row[1] = terminal_text(r.benchmark);
-      row[2] = r.score_minutes ? fmt::format("{:.2f} minutes", *r.score_minutes) : "no score";
-      row[3] = verdict_text(r);
-      row[4] = r.expected ? fmt::format("{:+.2f} % vs published", r.expected->delta_percent) : "no published figure";
-    }
-    if (!r.errors.empty()) row[3] += fmt::format(" ({} error{})", r.errors.size(), r.errors.size() == 1 ? "" : "s");
-    passed += r.passed ? 1 : 0;
-    rows.push_back(std::move(row));
+// One line of the last screen of a table report of several directories: who, benchmark or
+// model/scenario, figure, verdict, delta to the published figure.
+using SummaryRow = std::array<std::string, 5>;
+
+SummaryRow summary_row(const DirectoryResult& r) {
+  SummaryRow row;
+  row[0] = terminal_text(fmt::format("{} / {}", r.dir.submitter.empty() ? "-" : r.dir.submitter,
+                                     r.dir.system.empty() ? "-" : r.dir.system));
+  if (r.inference) {
+    const auto& i = *r.inference;
+    row[1] = terminal_text(i.model + "/" + i.scenario);
+    row[2] = i.performance_result ? inference::figure_text(*i.performance_result) + " " + i.units : "none";
+    row[3] = i.valid ? "VALID" : "INVALID";
+    if (!i.submission_valid && i.valid) row[3] += " (submission fails)";
+    row[4] = i.expected ? fmt::format("{:+.2f} % vs published", i.expected->delta_percent) : "no published figure";
+  } else {
+    row[1] = terminal_text(r.benchmark);
+    row[2] = r.score_minutes ? fmt::format("{:.2f} minutes", *r.score_minutes) : "no score";
+    row[3] = verdict_text(r);
+    row[4] = r.expected ? fmt::format("{:+.2f} % vs published", r.expected->delta_percent) : "no published figure";
   }
+  if (!r.errors.empty()) row[3] += fmt::format(" ({} error{})", r.errors.size(), r.errors.size() == 1 ? "" : "s");
+  return row;
+}
+
+// The last screen: the rows, then the counts, so the end of the output answers "did it pass?".
+void write_table_summary(std::ostream& out, const std::vector<SummaryRow>& rows, std::size_t passed) {
   std::array<std::size_t, 5> width{};
   for (const auto& row : rows) {
     for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], display_width(row[c]));
@@ -343,81 +398,118 @@ void write_table_summary(std::ostream& out, const std::vector<DirectoryResult>& 
                        pad(row[2], width[2], true) + "  " + pad(row[3], width[3], false) + "  " + row[4];
     fmt::print(out, "{}\n", line);
   }
-  fmt::print(out, "{} directories: {} passed, {} failed\n", results.size(), passed, results.size() - passed);
+  fmt::print(out, "{} directories: {} passed, {} failed\n", rows.size(), passed, rows.size() - passed);
 }
+
+// Training directories of more runs than this are written straight to the output, run by
+// run, instead of as text built beside the others on the pool.
+constexpr std::size_t kRunsBuiltAside = 2048;
 
 }  // namespace
 
-void write_report(std::ostream& out, const std::vector<DirectoryResult>& results, ReportFormat format,
-                  RcpPass pass) {
-  switch (format) {
+struct ReportWriter::Summary {
+  std::vector<SummaryRow> rows;
+  std::size_t passed = 0;
+};
+
+ReportWriter::ReportWriter(std::ostream& out, ReportFormat format, RcpPass pass)
+    : out_(out), format_(format), pass_(pass), summary_(std::make_unique<Summary>()) {
+  switch (format_) {
+    case ReportFormat::kJson:
+    case ReportFormat::kTable:
+      break;
+    case ReportFormat::kCsv:
+      for (std::size_t i = 0; i < kRowHeader.size(); ++i) out_ << (i ? "," : "") << kRowHeader[i];
+      out_ << '\n';
+      break;
+    case ReportFormat::kMarkdown:
+      out_ << '|';
+      for (const auto& h : kRowHeader) out_ << ' ' << h << " |";
+      out_ << "\n|";
+      for (std::size_t i = 0; i < kRowHeader.size(); ++i) out_ << "---|";
+      out_ << '\n';
+      break;
+  }
+}
+
+ReportWriter::~ReportWriter() = default;
+
+void ReportWriter::add(const std::vector<DirectoryResult>& results) {
+  switch (format_) {
     case ReportFormat::kJson: {
       // {"results": [...]} as nlohmann::json dumps it with indent 2: each directory's object
-      // written on its own thread already indented for its place (four spaces), then joined in
-      // order. Latin-1 text from logs is already UTF-8; replace anything else rather than throw.
+      // written on its own thread already indented for its place (four spaces), then written
+      // in order; a directory of many runs is written run by run in its turn.
       std::vector<std::string> objects(results.size());
       parallel_for(results.size(), default_threads(), [&](std::size_t i) {
-        if (results[i].dir.loadgen) {
-          objects[i] = inference_to_json_text(results[i], 4);
-          return;
+        const DirectoryResult& r = results[i];
+        if (r.dir.loadgen) {
+          objects[i] = inference_to_json_text(r, 4);
+        } else if (r.runs.size() <= kRunsBuiltAside) {
+          std::ostringstream text;
+          write_training_json(text, r, pass_, 4);
+          objects[i] = std::move(text).str();
         }
-        std::string dumped = to_json(results[i], pass).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-        // A dumped JSON text holds raw newlines only between its members (strings escape them).
-        std::string& indented = objects[i];
-        indented.reserve(dumped.size() * 5 / 4);
-        std::string_view rest = dumped;
-        for (std::size_t nl; (nl = rest.find('\n')) != std::string_view::npos; rest.remove_prefix(nl + 1)) {
-          indented.append(rest.substr(0, nl + 1)).append("    ");
-        }
-        indented.append(rest);
       });
-      if (objects.empty()) {
-        out << "{\n  \"results\": []\n}\n";
-        break;
-      }
-      // Straight to the stream, object by object (a round's report is megabytes: joining it
-      // into one string first cost a copy and the fresh pages for it).
-      out << "{\n  \"results\": [";
-      for (std::size_t i = 0; i < objects.size(); ++i) {
-        out << (i == 0 ? "\n    " : ",\n    ") << objects[i];
-        std::string().swap(objects[i]);
-      }
-      out << "\n  ]\n}\n";
-      break;
-    }
-    case ReportFormat::kTable: {
       for (std::size_t i = 0; i < results.size(); ++i) {
-        if (i > 0) out << '\n';
-        write_table(out, results[i], pass);
+        out_ << (written_ == 0 ? "{\n  \"results\": [\n    " : ",\n    ");
+        if (!results[i].dir.loadgen && results[i].runs.size() > kRunsBuiltAside) {
+          write_training_json(out_, results[i], pass_, 4);
+        } else {
+          out_ << objects[i];
+          std::string().swap(objects[i]);
+        }
+        ++written_;
       }
-      if (results.size() > 1) write_table_summary(out, results);
       break;
     }
-    case ReportFormat::kCsv: {
-      for (std::size_t i = 0; i < kRowHeader.size(); ++i) out << (i ? "," : "") << kRowHeader[i];
-      out << '\n';
+    case ReportFormat::kTable:
+      for (const auto& r : results) {
+        if (written_++ > 0) out_ << '\n';
+        write_table(out_, r, pass_);
+        summary_->rows.push_back(summary_row(r));
+        summary_->passed += r.passed ? 1 : 0;
+      }
+      break;
+    case ReportFormat::kCsv:
       for (const auto& r : results) {
         Row row = directory_row(r, true);
-        for (std::size_t i = 0; i < row.cells.size(); ++i) out << (i ? "," : "") << csv_field(row.cells[i]);
-        out << '\n';
+        for (std::size_t i = 0; i < row.cells.size(); ++i) out_ << (i ? "," : "") << csv_field(row.cells[i]);
+        out_ << '\n';
+        ++written_;
       }
       break;
-    }
-    case ReportFormat::kMarkdown: {
-      out << '|';
-      for (const auto& h : kRowHeader) out << ' ' << h << " |";
-      out << "\n|";
-      for (std::size_t i = 0; i < kRowHeader.size(); ++i) out << "---|";
-      out << '\n';
+    case ReportFormat::kMarkdown:
       for (const auto& r : results) {
         Row row = directory_row(r, false);
-        out << '|';
-        for (const auto& c : row.cells) out << ' ' << markdown_cell(c) << " |";
-        out << '\n';
+        out_ << '|';
+        for (const auto& c : row.cells) out_ << ' ' << markdown_cell(c) << " |";
+        out_ << '\n';
+        ++written_;
       }
       break;
-    }
   }
+}
+
+void ReportWriter::finish() {
+  switch (format_) {
+    case ReportFormat::kJson:
+      out_ << (written_ == 0 ? "{\n  \"results\": []\n}\n" : "\n  ]\n}\n");
+      break;
+    case ReportFormat::kTable:
+      if (summary_->rows.size() > 1) write_table_summary(out_, summary_->rows, summary_->passed);
+      break;
+    case ReportFormat::kCsv:
+    case ReportFormat::kMarkdown:
+      break;
+  }
+}
+
+void write_report(std::ostream& out, const std::vector<DirectoryResult>& results, ReportFormat format,
+                  RcpPass pass) {
+  ReportWriter writer(out, format, pass);
+  writer.add(results);
+  writer.finish();
 }
 
 }  // namespace mlperf

@@ -197,7 +197,21 @@ std::size_t key_hash(std::uint64_t head, std::uint64_t tail, std::size_t size) {
 
 }  // namespace
 
-Run::KeyCensus& RunBuilder::census(std::string_view key) {
+KeyCensusTable::const_iterator KeyCensusTable::find(std::string_view key) const {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
+                             [](const Entry& e, std::string_view k) { return std::string_view(e.first) < k; });
+  return it != entries_.end() && it->first == key ? it : entries_.end();
+}
+
+const KeyCensus& KeyCensusTable::at(std::string_view key) const {
+  auto it = find(key);
+  if (it == end()) throw std::out_of_range(fmt::format("no key {} in the key census", key));
+  return it->second;
+}
+
+void KeyCensusTable::append(std::string key, const KeyCensus& census) { entries_.emplace_back(std::move(key), census); }
+
+KeyCensus& RunBuilder::census(std::string_view key) {
   std::uint64_t head, tail;
   key_words(key, head, tail);
   const std::size_t size = key.size();
@@ -209,7 +223,7 @@ Run::KeyCensus& RunBuilder::census(std::string_view key) {
       return *slot.entry;
     }
   }
-  auto [entry, inserted] = run_.key_census.try_emplace(std::string(key));
+  auto [entry, inserted] = census_.try_emplace(std::string(key));
   census_slots_[i] = CensusSlot{head, tail, size, entry->first, &entry->second};
   if (++census_used_ * 2 > census_slots_.size()) {
     // Rehash into a table twice the size.
@@ -233,7 +247,7 @@ template <class E>
 void RunBuilder::add_event(const E& e) {
   ++run_.mllog_lines;
   const std::string_view k = key_of(e);
-  Run::KeyCensus& entry = census(k);
+  KeyCensus& entry = census(k);
   if (entry.count++ == 0) entry.first = EventMark{e.time_ms, e.line};
   entry.last = EventMark{e.time_ms, e.line};
   if (k == "eval_accuracy" || k == "eval_error") {
@@ -367,6 +381,12 @@ void RunBuilder::add_error(ParseError error) {
 
 Run RunBuilder::finish() {
   Run& r = run_;
+  for (const auto& [key, entry] : census_) {
+    if (options_.full_key_census ||
+        std::find(std::begin(kReportedCensusKeys), std::end(kReportedCensusKeys), key) != std::end(kReportedCensusKeys)) {
+      r.key_census.append(key, entry);
+    }
+  }
   if (throughput_pending_) r.last_throughput = json_number(throughput_text_);
   if (const BenchmarkFacts* facts = facts_now()) {
     const QualityTarget* target = facts->quality_target(options_.ruleset);

@@ -81,24 +81,35 @@ std::vector<std::string> olympic_roles(const std::vector<Run>& runs, int dropped
 // directories on one pool), waiting for score_directory_with to take them.
 struct ReadAhead {
   RunOptions options;                      // what the files were read with
-  std::vector<std::optional<Run>> runs;    // per result file; nullopt when unreadable
+  std::vector<Run> runs;                   // per result file; read[i] false when unreadable
+  std::vector<char> read;                  // per result file: whether runs[i] was read
   std::vector<std::string> errors;         // per result file: why it is unreadable
 };
 
 // The Runs of `dir`'s result files, in order, and the errors of the unreadable ones: taken
-// from `ahead` (may be null) when it was read with the same options, else read now.
+// from `ahead` (may be null) when it was read with the same options, else read now. The
+// runs are moved as one block (a directory of 100,000 runs is never held twice).
 void read_result_files(const BenchmarkDir& dir, const Facts& facts, const RunOptions& run_options,
                        ReadAhead* ahead, std::vector<Run>& runs, std::vector<std::string>& errors) {
   if (ahead != nullptr && ahead->runs.size() == dir.result_files.size() &&
       ahead->options.ruleset == run_options.ruleset &&
       ahead->options.bert_train_samples == run_options.bert_train_samples) {
+    std::size_t kept = 0;
     for (std::size_t i = 0; i < ahead->runs.size(); ++i) {
-      if (ahead->runs[i]) {
-        runs.push_back(std::move(*ahead->runs[i]));
+      if (ahead->read[i]) {
+        if (kept != i) ahead->runs[kept] = std::move(ahead->runs[i]);
+        ++kept;
       } else {
         errors.push_back(std::move(ahead->errors[i]));
       }
     }
+    ahead->runs.resize(kept);
+    if (runs.empty()) {
+      runs = std::move(ahead->runs);
+    } else {
+      for (auto& run : ahead->runs) runs.push_back(std::move(run));
+    }
+    *ahead = ReadAhead{};
     return;
   }
   for (const auto& file : dir.result_files) {
@@ -642,6 +653,7 @@ std::vector<DirectoryResult> score_training_directories(const std::vector<Benchm
     Ruleset ruleset = ruleset_of(dirs[d], data, options);
     ahead[d].options = RunOptions{ruleset, options.bert_train_samples, options.compliance_rules};
     ahead[d].runs.resize(dirs[d].result_files.size());
+    ahead[d].read.resize(dirs[d].result_files.size(), 0);
     ahead[d].errors.resize(dirs[d].result_files.size());
     for (std::size_t f = 0; f < dirs[d].result_files.size(); ++f) {
       std::error_code ec;
@@ -656,6 +668,7 @@ std::vector<DirectoryResult> score_training_directories(const std::vector<Benchm
     ReadAhead& slot = ahead[job.dir];
     try {
       slot.runs[job.file] = read_run(dir.result_files[job.file], dir.benchmark_name, data.facts(), slot.options);
+      slot.read[job.file] = 1;
     } catch (const std::bad_alloc&) {
       throw;  // out of memory is never a finding: main.cc says so, exit 2
     } catch (const std::exception& e) {

@@ -1,6 +1,7 @@
 // The reports of `check` (report/check_report.h): GitHub annotations, JSON and the table,
 // written from a CheckReport made here.
 #include "mlperf/report/check_report.h"
+#include "mlperf/report/exact_bytes.h"
 
 #include <gtest/gtest.h>
 
@@ -73,6 +74,39 @@ TEST(CheckOutput, TableShowsEachCheckAndItsFindingsUnderIt) {
             "  rcp                pass\n"
             "\n"
             "check: 1 directory, 0 passed, 1 failed; 1 error, 1 warning\n");
+}
+
+// Streamed (issue #25): any split into batches gives the bytes of the whole report.
+TEST(CheckReportWriter, BatchesGiveTheBytesOfOneWholeReport) {
+  std::vector<CheckReport> reports;
+  for (int i = 0; i < 5; ++i) {
+    CheckReport r = sample_report();
+    r.directory += std::to_string(i);
+    if (i == 3) r.directory += "\xfe";  // not UTF-8
+    reports.push_back(r);
+  }
+  using Format = CheckReportWriter::Format;
+  for (Format format : {Format::kJson, Format::kTable, Format::kGithub}) {
+    std::ostringstream whole;
+    if (format == Format::kJson) write_check_json(whole, reports);
+    if (format == Format::kTable) write_check_table(whole, reports);
+    if (format == Format::kGithub) write_github_annotations(whole, reports);
+    std::ostringstream out;
+    CheckReportWriter writer(out, format);
+    writer.add({reports[0], reports[1]});
+    writer.add({});
+    writer.add({reports[2], reports[3], reports[4]});
+    writer.finish();
+    EXPECT_EQ(out.str(), whole.str()) << static_cast<int>(format);
+  }
+  // The JSON is the one dump of the whole document, _bytes siblings included.
+  nlohmann::json doc = {{"results", nlohmann::json::array()}};
+  for (const auto& r : reports) doc["results"].push_back(check_to_json(r));
+  add_exact_bytes(doc);
+  std::ostringstream json;
+  write_check_json(json, reports);
+  EXPECT_EQ(json.str(), doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  EXPECT_TRUE(doc["results"][3].contains("directory_bytes"));
 }
 
 }  // namespace

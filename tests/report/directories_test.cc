@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -84,6 +85,30 @@ TEST_F(Directories, EachKindCheckedByItsOwnChecker) {
 
 TEST_F(Directories, NoDirectoriesNoResults) {
   EXPECT_TRUE(score_directories({}, data, ScoreOptions{}).empty());
+}
+
+// Scored a batch at a time (issue #25): whatever the batch size, the batches come in the order
+// given, hold at most that many result files (a bigger directory alone), and together are
+// what score_directories gives.
+TEST_F(Directories, BatchesInTheOrderGivenEqualScoringAllAtOnce) {
+  const std::vector<BenchmarkDir> dirs = mixed();
+  const std::string all = as_json(score_directories(dirs, data, ScoreOptions{}));
+  for (std::size_t batch_files : {std::size_t{1}, std::size_t{3}, std::size_t{8}, kBatchFiles}) {
+    std::vector<DirectoryResult> got;
+    std::size_t batches = 0;
+    score_directories_in_batches(dirs, data, ScoreOptions{}, [&](std::vector<DirectoryResult>& batch) {
+      ++batches;
+      std::size_t files = 0;
+      for (const auto& r : batch) files += std::max<std::size_t>(r.dir.result_files.size(), 1);
+      EXPECT_TRUE(batch.size() == 1 || files <= batch_files) << files << " files in a batch of " << batch_files;
+      for (auto& r : batch) got.push_back(std::move(r));
+    }, batch_files);
+    ASSERT_EQ(got.size(), dirs.size());
+    for (std::size_t i = 0; i < dirs.size(); ++i) EXPECT_EQ(got[i].dir.path, dirs[i].path) << i;
+    EXPECT_EQ(as_json(got), all) << "batches of " << batch_files << " files";
+    if (batch_files == 1) EXPECT_EQ(batches, dirs.size());
+    if (batch_files == kBatchFiles) EXPECT_EQ(batches, 1u);
+  }
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <sstream>
+
 #include "../test_support.h"
 
 namespace mlperf {
@@ -88,6 +91,27 @@ TEST(JunitXml, NoReportsIsAnEmptyButValidDocument) {
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<testsuites name=\"mlperf-score check\" tests=\"0\" failures=\"0\" errors=\"0\">\n"
             "</testsuites>\n");
+}
+
+// Streamed (issue #25): the suites wait in a temporary file; any split into batches gives the
+// bytes of junit_xml over all reports.
+TEST(JunitWriter, BatchesGiveTheBytesOfOneWholeDocument) {
+  std::vector<CheckReport> reports;
+  for (int i = 0; i < 7; ++i) reports.push_back(report("/r/d" + std::to_string(i), i % 3 == 1));
+  for (std::size_t batch : {1u, 3u, 7u}) {
+    JUnitWriter writer;
+    for (std::size_t i = 0; i < reports.size(); i += batch) {
+      writer.add(std::vector<CheckReport>(reports.begin() + static_cast<std::ptrdiff_t>(i),
+                                          reports.begin() + static_cast<std::ptrdiff_t>(std::min(i + batch, reports.size()))));
+    }
+    std::ostringstream out;
+    writer.finish(out);
+    EXPECT_EQ(out.str(), junit_xml(reports)) << "batches of " << batch;
+  }
+  JUnitWriter none;
+  std::ostringstream out;
+  none.finish(out);
+  EXPECT_EQ(out.str(), junit_xml({}));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <cstring>
 #include <set>
@@ -172,6 +173,66 @@ TEST(AtomicFile, NeverRenamesOverAFifo) {
             fifo.string() + ": cannot write: not a regular file; it is never replaced: File exists");
   EXPECT_TRUE(fs::is_fifo(fifo));
   EXPECT_EQ(names_in(tmp.path()), std::set<std::string>{"pipe"});
+}
+
+// Streamed outputs (issue #25): the same routes as write_output_file, the file in place only
+// once finish() is called, nothing left behind when it is not.
+TEST(OutputWriter, AFileAppearsWholeOnlyAtFinish) {
+  TempDir tmp;
+  write_file(tmp.path() / "report.json", "old");
+  {
+    OutputWriter out(tmp.path() / "report.json", std::cout);
+    for (int i = 0; i < 20000; ++i) out.stream() << "line " << i << '\n';  // past the 64 KiB block
+    EXPECT_EQ(read_file(tmp.path() / "report.json"), "old");
+    EXPECT_EQ(names_in(tmp.path()).size(), 2u);  // the file and its temporary
+    out.finish();
+  }
+  std::string text = read_file(tmp.path() / "report.json");
+  EXPECT_EQ(text.substr(0, 14), "line 0\nline 1\n");
+  EXPECT_EQ(text.substr(text.size() - 11), "line 19999\n");
+  EXPECT_EQ(names_in(tmp.path()), std::set<std::string>{"report.json"});
+}
+
+TEST(OutputWriter, WithoutFinishTheFileIsUntouchedAndNoTemporaryRemains) {
+  TempDir tmp;
+  write_file(tmp.path() / "report.json", "old");
+  {
+    OutputWriter out(tmp.path() / "report.json", std::cout);
+    out.stream() << std::string(200000, 'x');
+  }
+  EXPECT_EQ(read_file(tmp.path() / "report.json"), "old");
+  EXPECT_EQ(names_in(tmp.path()), std::set<std::string>{"report.json"});
+  { OutputWriter fresh(tmp.path() / "new.json", std::cout); }
+  EXPECT_EQ(names_in(tmp.path()), std::set<std::string>{"report.json"});
+}
+
+TEST(OutputWriter, DashIsTheStandardOutputStream) {
+  std::ostringstream standard_output;
+  OutputWriter out("-", standard_output);
+  out.stream() << "report";
+  out.finish();
+  EXPECT_EQ(standard_output.str(), "report");
+}
+
+TEST(OutputWriter, AFifoNobodyReadsAndADirectoryAreErrorsAtOnce) {
+  TempDir tmp;
+  ASSERT_EQ(::mkfifo((tmp.path() / "pipe").c_str(), 0600), 0);
+  EXPECT_EQ(error_of([&] { OutputWriter out(tmp.path() / "pipe", std::cout); }),
+            (tmp.path() / "pipe").string() + ": cannot write: no process reads this FIFO");
+  EXPECT_NE(error_of([&] { OutputWriter out(tmp.path(), std::cout); }).find("cannot write"), std::string::npos);
+  EXPECT_EQ(names_in(tmp.path()), std::set<std::string>{"pipe"});
+}
+
+TEST(OutputWriter, AFullDeviceIsAnErrorAtFinishAndStaysADevice) {
+  TempDir tmp;
+  const fs::path full = tmp.path() / "full";
+  if (!make_full_twin(full)) GTEST_SKIP() << "mknod not permitted here (not root): the /dev/full twin is untested";
+  OutputWriter out(full, std::cout);
+  out.stream() << std::string(100000, 'x');
+  EXPECT_EQ(error_of([&] { out.finish(); }), full.string() + ": cannot write: write failed: No space left on device");
+  struct stat st {};
+  ASSERT_EQ(::lstat(full.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
 }
 
 TEST(CheckedFdBuffer, WritesEverythingInOrder) {

@@ -326,6 +326,47 @@ TEST(ReportJson, WriteReportIsByteForByteOneDumpOfTheWholeDocument) {
   }
 }
 
+// The streamed report (issue #25): any split into batches gives the bytes of write_report over
+// all results, in every format; a directory of more runs than are built aside (2048) is
+// written run by run and still equals the one dump of the whole document.
+TEST(ReportWriter, BatchesGiveTheBytesOfOneWholeReport) {
+  std::vector<DirectoryResult> results;
+  for (int i = 0; i < 5; ++i) results.push_back(i % 2 == 0 ? passing_result() : failing_result());
+  DirectoryResult many = passing_result();
+  const mlperf::Run model = many.runs.front();
+  many.runs.clear();
+  many.run_roles.clear();
+  for (int i = 0; i < 2100; ++i) {
+    mlperf::Run run = model;
+    run.file = "/r/many/result_" + std::to_string(i) + ".txt";
+    run.minutes = 10.0 + i * 0.001;
+    if (i == 7) run.file += "\xff";  // not UTF-8: its exact bytes beside it
+    many.runs.push_back(run);
+    many.run_roles.push_back(i % 3 == 0 ? "counted" : "trimmed (fastest)");
+  }
+  results.insert(results.begin() + 2, many);
+  for (ReportFormat format : {ReportFormat::kJson, ReportFormat::kTable, ReportFormat::kCsv, ReportFormat::kMarkdown}) {
+    const std::string whole = render(results, format);
+    for (std::size_t batch : {1u, 2u, 4u}) {
+      std::ostringstream out;
+      ReportWriter writer(out, format, RcpPass::kPruned);
+      for (std::size_t i = 0; i < results.size(); i += batch) {
+        std::vector<DirectoryResult> part(results.begin() + static_cast<std::ptrdiff_t>(i),
+                                          results.begin() + static_cast<std::ptrdiff_t>(std::min(i + batch, results.size())));
+        writer.add(part);
+      }
+      writer.finish();
+      EXPECT_EQ(out.str(), whole) << static_cast<int>(format) << " in batches of " << batch;
+    }
+  }
+  // The JSON of the big directory is the one dump of its object, _bytes sibling included.
+  nlohmann::json doc = {{"results", nlohmann::json::array()}};
+  for (const auto& r : results) doc["results"].push_back(to_json(r, RcpPass::kPruned));
+  EXPECT_EQ(render(results, ReportFormat::kJson), doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  EXPECT_EQ(doc["results"][2]["runs"][7]["file_bytes"], "2f722f6d616e792f726573756c745f372e747874ff");
+  EXPECT_EQ(doc["results"][2]["runs"].size(), 2100u);
+}
+
 TEST(ReportJson, InvalidUtf8DoesNotThrow) {
   DirectoryResult r = passing_result();
   r.warnings.push_back(std::string("bad byte \xff here"));

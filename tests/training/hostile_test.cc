@@ -142,7 +142,12 @@ class Hostile : public ::testing::Test {
     data_.reset();
   }
 
-  static RunOptions options() { return RunOptions{rs("5.1.0"), false}; }
+  // Every key in the census: the cases below look at keys scoring does not keep.
+  static RunOptions options() {
+    RunOptions o{rs("5.1.0"), false};
+    o.full_key_census = true;
+    return o;
+  }
   // Scoring.md §2 alone decides which runs count here: an empty rule library stands in for
   // the official compliance configs, so each case shows what the scorer itself does with
   // hostile bytes. What the official rules make of such logs is in cli_hostile_test.cc and

@@ -34,8 +34,11 @@ Run read_with_full_parser(const std::filesystem::path& path, const std::string& 
   return read_run_full_parser(reader, path.string(), hint, facts(), options);
 }
 
+// Every key in the census: the two parsers are compared by it.
 RunOptions options(const char* ruleset, bool bert_train_samples = false) {
-  return RunOptions{testing::rs(ruleset), bert_train_samples};
+  RunOptions o{testing::rs(ruleset), bert_train_samples};
+  o.full_key_census = true;
+  return o;
 }
 
 void expect_same_runs(const std::string& log, const std::string& hint, const RunOptions& opts) {

@@ -3,6 +3,7 @@
 // partial write (project standard: "write output files atomically").
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace mlperf {
@@ -18,5 +19,33 @@ namespace mlperf {
 /// missing or not writable, the disk is full, or the rename fails; the temporary file is
 /// removed first, so a failed write leaves `path` untouched and no stray file behind.
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
+
+/// write_file_atomically piece by piece, for an output too big to hold in memory (a report
+/// streamed directory by directory): the constructor creates the temporary file in `path`'s
+/// folder, write() appends to it, commit() sets the mode, fsyncs and renames it over `path`
+/// by the rules above. Destroyed without commit() (an error, an exception on the way), it
+/// removes the temporary and leaves `path` untouched.
+/// Every member throws std::runtime_error "PATH: cannot write: <what>: <reason>" on failure,
+/// after removing the temporary.
+class AtomicFile {
+ public:
+  explicit AtomicFile(const std::filesystem::path& path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  /// Appends `data` (bytes) to the temporary file.
+  void write(std::string_view data);
+  /// Makes the written bytes `path`'s contents. Called at most once.
+  void commit();
+
+ private:
+  [[noreturn]] void abandon(const char* what);
+  std::filesystem::path path_;
+  std::filesystem::path folder_;
+  std::string temp_;
+  int fd_ = -1;
+  bool done_ = false;
+};
 
 }  // namespace mlperf

@@ -31,6 +31,26 @@ void write_check_table(std::ostream& out, const std::vector<CheckReport>& report
 /// the finding has no line), then a plain summary line.
 void write_github_annotations(std::ostream& out, const std::vector<CheckReport>& reports);
 
+/// The json, table and github reports written a batch of directories at a time, in input
+/// order (issue #25: a report of 100,000 directories holds one batch): add() each batch,
+/// finish() writes the end (closing brackets, the summary line, from counts kept on the way).
+/// The bytes equal write_check_json / write_check_table / write_github_annotations over all
+/// reports.
+class CheckReportWriter {
+ public:
+  enum class Format { kJson, kTable, kGithub };
+  CheckReportWriter(std::ostream& out, Format format);
+  /// Writes `reports` after those written before.
+  void add(const std::vector<CheckReport>& reports);
+  /// Writes the end. Called once, after the last add().
+  void finish();
+
+ private:
+  std::ostream& out_;
+  Format format_;
+  std::size_t directories_ = 0, passed_ = 0, errors_ = 0, warnings_ = 0;
+};
+
 /// Escapes a workflow-command message: % → %25, CR → %0D, LF → %0A (GitHub toolkit
 /// escapeData).
 std::string github_escape_data(std::string_view text);

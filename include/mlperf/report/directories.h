@@ -4,6 +4,7 @@
 // (inference/score.h, inference/check.h), side by side in the order given. Every report
 // (table, JSON, CSV, markdown, JUnit, HTML, summary, compare) starts from these results.
 
+#include <functional>
 #include <vector>
 
 #include "mlperf/mllog/discovery.h"
@@ -23,6 +24,21 @@ DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data
 /// folders on a small thread pool; results in the order given.
 std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
                                                const ScoreOptions& options);
+
+/// How many result files score_directories_in_batches scores at once, at most (a directory
+/// of more files is a batch of its own).
+inline constexpr std::size_t kBatchFiles = 4096;
+
+/// score_directories a batch at a time: consecutive directories of at most `batch_files`
+/// result files in all are scored together (every file on the pool, biggest first), then
+/// `consume` gets their results, in the order given, and they are let go before the next
+/// batch is read. Peak memory is one batch's runs (or the largest single directory's), not
+/// every directory's (issue #25). The compliance rules are loaded once for all `dirs`, which
+/// are moved into their batches (pass them with std::move where they are not needed after).
+void score_directories_in_batches(std::vector<BenchmarkDir> dirs, const DataContext& data,
+                                  const ScoreOptions& options,
+                                  const std::function<void(std::vector<DirectoryResult>&)>& consume,
+                                  std::size_t batch_files = kBatchFiles);
 
 /// The checks of one scored directory: check_inference_directory for an inference scenario
 /// folder (`result.dir.loadgen` set), else check_training_directory with `facts` and

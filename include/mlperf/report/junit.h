@@ -2,6 +2,8 @@
 // JUnit XML for `mlperf-score check --junit FILE`: CI systems (GitLab, Jenkins, GitHub test
 // reporters) show one test suite per benchmark directory and one test case per check.
 
+#include <iosfwd>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,5 +26,29 @@ std::string xml_escape(std::string_view text);
 /// type="CHECK"> listing every error as `file:line: message` (`file: message` when no line
 /// applies); input_readable errors use <error> instead. Warnings go to <system-out>.
 std::string junit_xml(const std::vector<CheckReport>& reports);
+
+/// junit_xml written a batch of directories at a time (issue #25: 100,000 directories in
+/// constant memory). The head carries the totals, so the suites wait in an unnamed temporary
+/// file (tmpfile(3), removed by the system however the process ends; in memory when none
+/// can be made) until finish() writes the document. The bytes equal junit_xml over all
+/// reports.
+class JUnitWriter {
+ public:
+  JUnitWriter();
+  ~JUnitWriter();
+  JUnitWriter(const JUnitWriter&) = delete;
+  JUnitWriter& operator=(const JUnitWriter&) = delete;
+
+  /// Adds the suites of `reports` after those added before.
+  void add(const std::vector<CheckReport>& reports);
+  /// Writes the whole document to `out`. Throws std::runtime_error when the temporary file
+  /// cannot be read back.
+  void finish(std::ostream& out);
+
+ private:
+  std::string spooled();
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace mlperf

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <memory>
 #include <iosfwd>
 #include <streambuf>
 #include <string>
@@ -52,6 +53,35 @@ OutputTarget resolve_output_target(const std::filesystem::path& path);
 /// Throws std::runtime_error "PATH: cannot write: <what>: <reason>" on any failure, e.g. a full
 /// disk or `/dev/full` ("No space left on device"); nothing is renamed over a non-regular file.
 void write_output_file(const std::filesystem::path& path, std::string_view contents, std::ostream& standard_output);
+
+/// write_output_file for an output written piece by piece (a report streamed directory by
+/// directory, so that its size never has to fit in memory): the same routes, the same
+/// errors. The constructor resolves `path` and opens what it writes (the temporary file of
+/// an atomic replace, a FIFO or device in place); the caller writes to stream(); finish()
+/// flushes and, for an atomic replace, renames the complete file into place. Destroyed
+/// without finish() (an error or an exception on the way), an atomic replace removes its
+/// temporary and leaves `path` as it was.
+/// The constructor and finish() throw std::runtime_error "PATH: cannot write: <what>: <reason>";
+/// a write that fails on the way is remembered and thrown by finish().
+class OutputWriter {
+ public:
+  OutputWriter(const std::filesystem::path& path, std::ostream& standard_output);
+  ~OutputWriter();
+  OutputWriter(const OutputWriter&) = delete;
+  OutputWriter& operator=(const OutputWriter&) = delete;
+
+  /// Where the output is written: standard output itself for "-", else a buffered stream.
+  std::ostream& stream();
+  /// Completes the output (see above). Called at most once.
+  void finish();
+
+ private:
+  struct Sink;
+  std::filesystem::path path_;
+  std::ostream& standard_output_;
+  OutputTarget target_;
+  std::unique_ptr<Sink> sink_;
+};
 
 /// A stream buffer writing to a file descriptor (standard output) in 64 KiB blocks with
 /// write(2), remembering the first failure instead of losing it the way std::cout does.

@@ -3,6 +3,7 @@
 // per directory). Reports only format: they never re-compute a score.
 
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,33 @@ nlohmann::json to_json(const DirectoryResult& result, RcpPass pass);
 /// Writes all results in `format` to `out`: json is one document {"results": [...]}.
 void write_report(std::ostream& out, const std::vector<DirectoryResult>& results, ReportFormat format,
                   RcpPass pass);
+
+/// write_report a batch of directories at a time, in input order, keeping nothing of a
+/// directory once it is written (issue #25: memory bounded by what is being scored, not by
+/// the number of directories); a training directory of many runs is written run by run.
+/// The constructor writes the head (CSV and markdown header), add() each batch, finish() the
+/// end (JSON's closing brackets, the table's summary, for which one line per directory is
+/// kept). The bytes equal write_report over all results.
+class ReportWriter {
+ public:
+  ReportWriter(std::ostream& out, ReportFormat format, RcpPass pass);
+  ~ReportWriter();
+  ReportWriter(const ReportWriter&) = delete;
+  ReportWriter& operator=(const ReportWriter&) = delete;
+
+  /// Writes `results` after those written before.
+  void add(const std::vector<DirectoryResult>& results);
+  /// Writes the end of the report. Called once, after the last add().
+  void finish();
+
+ private:
+  struct Summary;
+  std::ostream& out_;
+  ReportFormat format_;
+  RcpPass pass_;
+  std::size_t written_ = 0;
+  std::unique_ptr<Summary> summary_;
+};
 
 /// The human report of one directory (the `table` format).
 void write_table(std::ostream& out, const DirectoryResult& result, RcpPass pass);

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,12 +30,52 @@ struct RunOptions {
   const compliance::RuleLibrary* compliance_rules = nullptr;
   /// With compliance_rules: also list the rule blocks evaluated (LogVerdict::blocks_run).
   bool record_compliance_blocks = false;
+  /// Keep every logged key in Run::key_census (the tests and the fuzzer compare the two
+  /// parsers by it); otherwise only kReportedCensusKeys, what scoring and check read, so a
+  /// kept run stays small (issue #25).
+  bool full_key_census = false;
 };
+
+/// The keys Run::key_census keeps unless RunOptions::full_key_census: those scoring (§3, the
+/// RCP's batch size) and check (quality target, consistency findings) read.
+inline constexpr std::string_view kReportedCensusKeys[] = {"eval_accuracy", "global_batch_size",
+                                                           "submission_benchmark", "submission_division"};
 
 /// Where and when a key event was logged.
 struct EventMark {
   double time_ms = 0;
   std::uint64_t line = 0;
+};
+
+/// How often one MLLOG key is logged in a run, and where first and last.
+struct KeyCensus {
+  int count = 0;
+  EventMark first;
+  EventMark last;
+};
+
+/// Run::key_census: keys and their KeyCensus, sorted by key, in one flat block (a std::map
+/// cost some 5 KB a run).
+class KeyCensusTable {
+ public:
+  using Entry = std::pair<std::string, KeyCensus>;
+  using const_iterator = std::vector<Entry>::const_iterator;
+
+  const_iterator begin() const { return entries_.begin(); }
+  const_iterator end() const { return entries_.end(); }
+  std::size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  /// The entry of `key`, or end().
+  const_iterator find(std::string_view key) const;
+  /// 1 when `key` is in the table, else 0.
+  std::size_t count(std::string_view key) const { return find(key) == end() ? 0 : 1; }
+  /// The census of `key`; throws std::out_of_range when it is not in the table.
+  const KeyCensus& at(std::string_view key) const;
+  /// Appends `key`, which must sort after every key already in the table.
+  void append(std::string key, const KeyCensus& census);
+
+ private:
+  std::vector<Entry> entries_;
 };
 
 /// Samples to converge of a run that did not converge (the reference uses 1e9).
@@ -96,13 +137,10 @@ struct Run {
   /// The quality target eval_accuracy must meet under this ruleset (§6), when the facts name one.
   std::optional<Bounds> quality_target;
 
-  /// Per logged key: how often it appears and where first and last (for compliance checks).
-  struct KeyCensus {
-    int count = 0;
-    EventMark first;
-    EventMark last;
-  };
-  std::map<std::string, KeyCensus> key_census;
+  /// Per logged key: how often it appears and where first and last (for compliance checks);
+  /// the keys of kReportedCensusKeys unless RunOptions::full_key_census.
+  using KeyCensus = mlperf::KeyCensus;
+  KeyCensusTable key_census;
 
   std::uint64_t mllog_lines = 0;         ///< lines holding the MLLOG token
   std::uint64_t parse_error_count = 0;   ///< MLLOG lines that failed to parse
@@ -170,9 +208,10 @@ class RunBuilder {
   void on_seed(const E& event);
   /// The convergence point at a successful run_stop (§4.1): samples, epochs or metric step.
   std::optional<double> convergence_point() const;
-  Run::KeyCensus& census(std::string_view key);
+  KeyCensus& census(std::string_view key);
 
   Run run_;
+  std::map<std::string, KeyCensus, std::less<>> census_;  // every key; Run::key_census at finish
   std::string benchmark_hint_;
   const Facts& facts_;
   RunOptions options_;
