@@ -49,27 +49,11 @@ int run_check(const CheckArgs& args) {
   if (!data) return kExitInputError;
   if (args.probe) apply_probe(args.sysfs_root, *data, options);  // warnings only, never fatal
   int status = kExitPassed;
-  // A result log given on its own is judged alone; folders are searched for benchmark directories.
-  std::vector<BenchmarkDir> dirs;
-  for (const auto& path : args.paths) {
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(path, ec)) {
-      dirs.push_back(single_log_dir(path));
-    } else {
-      for (auto& d : collect_benchmark_dirs({path}, status, args.glob)) dirs.push_back(std::move(d));
-    }
-  }
-  // The official compliance rules, loaded here so that a broken rules folder is an input error.
-  compliance::RuleLibrary rules;
-  try {
-    rules = load_compliance_rules(dirs, *data, options);
-  } catch (const std::bad_alloc&) {
-    throw;  // out of memory is never a finding: main.cc says so, exit 2
-  } catch (const std::exception& e) {
-    print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
-    return kExitInputError;
-  }
-  options.compliance_rules = &rules;
+  // A result log given on its own is judged alone; folders are searched for benchmark
+  // directories, a few at a time as the walk finds them (issue #25).
+  BenchmarkDirSource source(args.paths, status, args.glob, true);
+  // The official compliance rules are loaded as the directories need them; a broken rules
+  // folder is an input error (MissingRules::kThrow, caught below).
 
   CheckOptions check_options;
   if (args.probe) check_options.extra_checks.push_back(&platform_check);
@@ -104,20 +88,26 @@ int run_check(const CheckArgs& args) {
   };
   bool written = emit_report(args, [&](std::ostream& out) {
     if (args.format == "html") {
-      score_directories_in_batches(std::move(dirs), *data, options, [&](std::vector<DirectoryResult>& batch) {
-        judge(batch, [&](std::vector<CheckReport>& reports) {
-          for (auto& r : reports) all.push_back(std::move(r));
-        });
-      });
+      score_directories_in_batches(
+          std::ref(source), *data, options,
+          [&](std::vector<DirectoryResult>& batch) {
+            judge(batch, [&](std::vector<CheckReport>& reports) {
+              for (auto& r : reports) all.push_back(std::move(r));
+            });
+          },
+          kBatchFiles, MissingRules::kThrow);
       out << html::check_report(all);
       return;
     }
     CheckReportWriter writer(out, args.format == "json"     ? CheckReportWriter::Format::kJson
                                   : args.format == "github" ? CheckReportWriter::Format::kGithub
                                                             : CheckReportWriter::Format::kTable);
-    score_directories_in_batches(std::move(dirs), *data, options, [&](std::vector<DirectoryResult>& batch) {
-      judge(batch, [&](std::vector<CheckReport>& reports) { writer.add(reports); });
-    });
+    score_directories_in_batches(
+        std::ref(source), *data, options,
+        [&](std::vector<DirectoryResult>& batch) {
+          judge(batch, [&](std::vector<CheckReport>& reports) { writer.add(reports); });
+        },
+        kBatchFiles, MissingRules::kThrow);
     writer.finish();
   });
   if (!written) return kExitInputError;

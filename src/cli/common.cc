@@ -63,12 +63,12 @@ void add_scoring_options(CLI::App* cmd, ScoringArgs& args, const std::vector<std
 }
 
 bool emit_report(const ScoringArgs& args, const std::function<void(std::ostream&)>& write) {
-  if (args.output == "-") {
-    write(std::cout);
-    std::cout.flush();
-    return true;
-  }
   try {
+    if (args.output == "-") {
+      write(std::cout);
+      std::cout.flush();
+      return true;
+    }
     // Streamed as it is written: a report of any size is never held whole in memory.
     OutputWriter output(args.output, std::cout);
     write(output.stream());
@@ -137,28 +137,66 @@ std::optional<Ruleset> parse_ruleset_option(const std::string& text, bool& ok) {
   return r;
 }
 
+namespace {
+
+void print_discovery_errors(const std::vector<DiscoveryError>& errors, bool& real_errors) {
+  for (const auto& e : errors) {
+    print_stderr_line(fmt::format("mlperf-score: {}{}: {}", e.warning ? "warning: " : "", e.path, e.message));
+    real_errors = real_errors || !e.warning;
+  }
+}
+
+void print_nothing_found(const std::string& path, const std::string& glob) {
+  print_stderr_line(fmt::format("mlperf-score: {}: no result files found ({})", path,
+                                glob.empty() ? "result_*.txt, <DATESTAMP>_<N>.log, *.log/*.txt holding MLLOG lines, or "
+                                               "loadgen logs (mlperf_log_detail.txt)"
+                                             : "--glob " + glob));
+}
+
+}  // namespace
+
 std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>& paths, int& status,
                                                 const std::string& glob) {
   std::vector<BenchmarkDir> dirs;
-  for (const auto& p : paths) {
-    std::vector<DiscoveryError> errors;
-    auto found = find_benchmark_dirs(p, errors, glob);
-    bool real_errors = false;
-    for (const auto& e : errors) {
-      print_stderr_line(fmt::format("mlperf-score: {}{}: {}", e.warning ? "warning: " : "", e.path, e.message));
-      real_errors = real_errors || !e.warning;
-    }
-    if (real_errors) status = kExitInputError;
-    if (found.empty() && !real_errors) {
-      print_stderr_line(fmt::format("mlperf-score: {}: no result files found ({})", p,
-                 glob.empty() ? "result_*.txt, <DATESTAMP>_<N>.log, *.log/*.txt holding MLLOG lines, or loadgen logs "
-                                "(mlperf_log_detail.txt)"
-                              : "--glob " + glob));
-      status = kExitInputError;
-    }
-    for (auto& d : found) dirs.push_back(std::move(d));
+  BenchmarkDirSource source(paths, status, glob);
+  while (source(dirs)) {
   }
   return dirs;
+}
+
+BenchmarkDirSource::BenchmarkDirSource(std::vector<std::string> paths, int& status, std::string glob, bool single_logs)
+    : paths_(std::move(paths)), status_(status), glob_(std::move(glob)), single_logs_(single_logs) {}
+
+bool BenchmarkDirSource::operator()(std::vector<BenchmarkDir>& out) {
+  while (at_ < paths_.size()) {
+    const std::string& path = paths_[at_];
+    if (!walk_) {
+      std::error_code ec;
+      if (single_logs_ && std::filesystem::is_regular_file(path, ec)) {
+        ++at_;
+        out.push_back(single_log_dir(path));
+        return true;
+      }
+      walk_.emplace(path, glob_);
+      found_ = false;
+      real_errors_ = false;
+    }
+    std::vector<DiscoveryError> errors;
+    const bool more = walk_->next(out, errors);
+    print_discovery_errors(errors, real_errors_);
+    if (more) {
+      found_ = true;
+      return true;
+    }
+    if (real_errors_) status_ = kExitInputError;
+    if (!found_ && !real_errors_) {
+      print_nothing_found(path, glob_);
+      status_ = kExitInputError;
+    }
+    walk_.reset();
+    ++at_;
+  }
+  return false;
 }
 
 void apply_probe(const std::string& sysfs_root, const DataContext& data, ScoreOptions& options) {

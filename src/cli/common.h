@@ -101,6 +101,28 @@ std::optional<Ruleset> parse_ruleset_option(const std::string& text, bool& ok);
 std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>& paths, int& status,
                                                 const std::string& glob = "");
 
+/// collect_benchmark_dirs as a feed (report/directories.h BenchmarkDirFeed): the directories
+/// below each path in turn, a few at a time as the walk finds them (BenchmarkDirWalk), so a
+/// tree of any number of folders is never held whole; the same errors, printed as they are
+/// met, and the same `status`. With `single_logs`, a path naming a regular file is a result
+/// log judged alone (single_log_dir), as `check LOG` takes it.
+class BenchmarkDirSource {
+ public:
+  BenchmarkDirSource(std::vector<std::string> paths, int& status, std::string glob, bool single_logs = false);
+  /// Appends the next directories to `out`; false when every path is done.
+  bool operator()(std::vector<BenchmarkDir>& out);
+
+ private:
+  std::vector<std::string> paths_;
+  int& status_;
+  std::string glob_;
+  bool single_logs_;
+  std::size_t at_ = 0;                    // the path being walked
+  std::optional<BenchmarkDirWalk> walk_;  // its walk, once started
+  bool found_ = false;                    // the walk found a directory
+  bool real_errors_ = false;              // the walk met an error (not a warning)
+};
+
 /// `--probe`: probes this node's GPUs (HIP runtime and NVML, else sysfs under `sysfs_root`) and puts
 /// the platform they map to in `options.probed_platform`. Probe problems are printed to
 /// stderr as warnings; they never stop scoring (issue #4).

@@ -1,6 +1,7 @@
 // `mlperf-score score`: score benchmark directories (scoring.md §2–§5) and report them.
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -44,28 +45,32 @@ int run_score(const ScoreArgs& args) {
   if (args.probe) apply_probe(args.sysfs_root, *data, options);  // warnings only, never fatal
 
   int status = kExitPassed;
-  std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(args.paths, status, args.glob);
+  // The directories a few at a time as the walk finds them: neither the tree nor the
+  // results are ever held whole (issue #25), except for the HTML page.
+  BenchmarkDirSource source(args.paths, status, args.glob);
   bool written = emit_report(args, [&](std::ostream& out) {
     if (args.format == "html") {
       // One page with every directory's charts: the results are held until it is written.
+      std::vector<BenchmarkDir> dirs;
+      while (source(dirs)) {
+      }
       std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
       print_input_errors(results);
       status = exit_status(results, status);
       out << html::score_report(results, options.rcp_pass);
       keep_until_exit(std::move(results));
+      keep_until_exit(std::move(dirs));
       return;
     }
-    // Directory by directory in input order, a batch at a time: memory stays that of a batch
-    // whatever the number of directories (issue #25).
+    // Directory by directory in input order, a batch at a time.
     ReportWriter writer(out, *parse_report_format(args.format), options.rcp_pass);
-    score_directories_in_batches(std::move(dirs), *data, options, [&](std::vector<DirectoryResult>& batch) {
+    score_directories_in_batches(std::ref(source), *data, options, [&](std::vector<DirectoryResult>& batch) {
       print_input_errors(batch);
       status = exit_status(batch, status);
       writer.add(batch);
     });
     writer.finish();
   });
-  keep_until_exit(std::move(dirs));
   return written ? status : kExitInputError;
 }
 

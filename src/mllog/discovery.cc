@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include <algorithm>
+#include <deque>
 #include <mutex>
 #include <unordered_map>
 #include <charconv>
@@ -281,12 +282,12 @@ std::optional<BenchmarkDir> other_logs_dir(const Place& place, const Listing& li
 // faster, and growing the descriptor table of a threaded process waits for an RCU period.)
 struct WalkNode {
   Place place;
-  std::size_t parent = 0;  // index of the folder above (the root: itself)
+  bool root = true;                        // the folder the walk started from
+  std::optional<Ruleset> parent_ruleset;   // the round the folder above names
   int depth = 0;
   std::vector<BenchmarkDir> out;
   std::vector<DiscoveryError> errors;
-  std::vector<Place> below;           // found by listing, not yet given indexes
-  std::vector<std::size_t> children;  // indexes of `below`, in order
+  std::vector<std::string> below;  // the names of its subfolders to walk, in order
 };
 
 // What the threads of one walk share.
@@ -361,9 +362,9 @@ bool regular_file_at(int fd, const char* name) {
 // Lists `node` once: a leaf (a benchmark directory, an inference scenario folder or bare
 // loadgen run, a folder of other logs) goes to node.out; otherwise its subdirectories to
 // walk go to node.below, sorted (compliance folders of inference submissions left out).
-// `parent` is the node above (a scenario folder is described by its model folder); nullptr
-// for the root.
-void visit(WalkNode& node, const WalkNode* parent, WalkContext& context) {
+// A scenario folder below the root is described by its model folder, and takes the round the
+// folder above names.
+void visit(WalkNode& node, WalkContext& context) {
   const Place& place = node.place;
   const fs::path& path = place.path;
   if (node.depth > 64) {
@@ -393,7 +394,7 @@ void visit(WalkNode& node, const WalkNode* parent, WalkContext& context) {
       (regular_file_at(fd, "performance/run_1/mlperf_log_detail.txt") ||
        regular_file_at(fd, "performance/run_1/mlperf_log_summary.txt"));
   std::optional<LoadgenRun> run;
-  if (parent != nullptr && performance_logs) {
+  if (!node.root && performance_logs) {
     // The usual scenario folder of a submission, found by walking: its run's paths are made
     // here without normalizing any (find_loadgen_run does that for what a user gave).
     run.emplace();
@@ -405,11 +406,11 @@ void visit(WalkNode& node, const WalkNode* parent, WalkContext& context) {
   }
   if (run) {
     BenchmarkDir dir;
-    if (run->bare || parent == nullptr) {
+    if (run->bare || node.root) {
       dir = as_benchmark_dir(run->bare ? run->scenario_dir : run->scenario_dir / "..", {});
     } else {
       describe(dir, path_parent(place.absolute), &context.systems);  // by its model folder
-      dir.path_ruleset = parent->place.ruleset;
+      dir.path_ruleset = node.parent_ruleset;
     }
     dir.loadgen = std::move(*run);
     // A leaf: its place is not needed after this, and is moved from.
@@ -424,60 +425,130 @@ void visit(WalkNode& node, const WalkNode* parent, WalkContext& context) {
   }
   std::sort(listing.children.begin(), listing.children.end());
   node.below.reserve(listing.children.size());
-  for (const auto& child : listing.children) {
-    if (!is_compliance_folder(child)) node.below.push_back(place.child(child));
+  for (auto& child : listing.children) {
+    if (!is_compliance_folder(child)) node.below.push_back(std::move(child));
   }
 }
 
-// The walk of `root` on the machine's cores, a level at a time: every folder of a level is
-// listed in parallel (a tree's folders are spread evenly over the levels, whatever its
-// shape), then the next level is the folders they hold. The results are joined in
-// depth-first order, as one walk would give them.
-void walk_parallel(const fs::path& root, std::vector<BenchmarkDir>& out, std::vector<DiscoveryError>& errors,
-                   const std::string& glob) {
+}  // namespace
+
+// The walk, depth first in sorted order, listing many folders at once: `work` holds, in
+// output order, what is found and not yet handed out (directories, errors) and the folders
+// not yet listed; the first kListedAtOnce folders at its front are listed in parallel and
+// replaced by what each held. Only the folders pending beside the current path are kept,
+// never the whole tree.
+struct BenchmarkDirWalk::State {
+  // A folder to list is its parent's place and its own name until it is listed: a folder of
+  // 100,000 subfolders keeps 100,000 names, not 100,000 paths.
+  // One entry of `work`, small (a folder of 100,000 subfolders keeps 100,000 of them): a
+  // folder to list (`listed` false: its parent's node and its own name until it is listed),
+  // or a directory found, or an error met.
+  struct Pending {
+    bool listed = true;                      // false: a folder still to list
+    std::shared_ptr<const WalkNode> parent;  // a folder's parent (null for the root)
+    std::string name;                        // a folder's name
+    std::unique_ptr<WalkNode> node;          // a folder being listed
+    std::unique_ptr<BenchmarkDir> dir;
+    std::unique_ptr<DiscoveryError> error;
+  };
+  fs::path root;
   WalkContext context;
-  context.glob = glob;
+  std::deque<Pending> work;
+  bool started = false;
+};
+
+namespace {
+
+// Folders listed in parallel at a time: enough to keep every thread busy (and the disk, for
+// folders not in the cache) without keeping many folders' finds.
+constexpr std::size_t kListedAtOnce = 256;
+
+}  // namespace
+
+BenchmarkDirWalk::BenchmarkDirWalk(const fs::path& root, const std::string& glob) : state_(std::make_unique<State>()) {
+  state_->root = root;
+  state_->context.glob = glob;
+}
+
+BenchmarkDirWalk::~BenchmarkDirWalk() = default;
+BenchmarkDirWalk::BenchmarkDirWalk(BenchmarkDirWalk&&) noexcept = default;
+
+bool BenchmarkDirWalk::next(std::vector<BenchmarkDir>& out, std::vector<DiscoveryError>& errors) {
+  State& st = *state_;
+  if (!st.started) {
+    st.started = true;
+    std::error_code ec;
+    auto status = fs::status(st.root, ec);
+    if (ec || !fs::exists(status)) {
+      bool missing = !ec || ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory;
+      errors.push_back({st.root.string(), missing ? "no such file or directory" : "cannot access: " + ec.message()});
+      return false;
+    }
+    if (!fs::is_directory(status)) {
+      errors.push_back({st.root.string(), "not a directory (give a benchmark directory or a folder above one)"});
+      return false;
+    }
+    WalkNode root;
+    root.place = Place::of(st.root);
+    State::Pending first;
+    first.listed = false;
+    first.node = std::make_unique<WalkNode>(std::move(root));
+    st.work.push_back(std::move(first));
+  }
   // Twice the cores: listing a folder whose blocks are not cached waits for the disk (seen
   // here on a round listed seconds apart), and another thread lists meanwhile. Inference
   // round: 81.0 -> 77.8 ms median with 4 threads on 2 cores (8 gave the same as 4).
   const unsigned threads = std::max(4u, 2 * default_threads());
-  std::vector<WalkNode> nodes(1);
-  nodes[0].place = Place::of(root);
-  std::vector<std::size_t> level{0};
-  while (!level.empty()) {
-    parallel_for(level.size(), threads, [&](std::size_t i) {
-      WalkNode& node = nodes[level[i]];
-      visit(node, level[i] == 0 ? nullptr : &nodes[node.parent], context);
-    });
-    std::vector<std::size_t> next;
-    for (std::size_t index : level) {
-      std::vector<Place> below = std::move(nodes[index].below);
-      const int depth = nodes[index].depth + 1;
-      for (auto& place : below) {
-        nodes[index].children.push_back(nodes.size());
-        next.push_back(nodes.size());
-        WalkNode child;
-        child.place = std::move(place);
-        child.parent = index;
-        child.depth = depth;
-        nodes.push_back(std::move(child));
+  while (true) {
+    bool found = false;
+    while (!st.work.empty() && st.work.front().listed) {
+      State::Pending& front = st.work.front();
+      if (front.dir) {
+        out.push_back(std::move(*front.dir));
+        found = true;
+      } else if (front.error) {
+        errors.push_back(std::move(*front.error));
       }
+      st.work.pop_front();
     }
-    level = std::move(next);
-  }
-  // Depth first: a folder's own finds, then its children's in order.
-  std::size_t found = out.size();
-  for (const auto& node : nodes) found += node.out.size();
-  out.reserve(found);
-  std::vector<std::size_t> stack{0};
-  while (!stack.empty()) {
-    WalkNode& node = nodes[stack.back()];
-    stack.pop_back();
-    for (auto& d : node.out) out.push_back(std::move(d));
-    for (auto& e : node.errors) errors.push_back(std::move(e));
-    for (auto c = node.children.rbegin(); c != node.children.rend(); ++c) stack.push_back(*c);
+    if (found) return true;
+    if (st.work.empty()) return false;
+    std::size_t n = 0;
+    while (n < st.work.size() && n < kListedAtOnce && !st.work[n].listed) ++n;
+    parallel_for(n, threads, [&](std::size_t i) {
+      State::Pending& folder = st.work[i];
+      if (!folder.node) {
+        const WalkNode& parent = *folder.parent;
+        folder.node = std::make_unique<WalkNode>();
+        WalkNode& node = *folder.node;
+        node.root = false;
+        node.parent_ruleset = parent.place.ruleset;
+        node.depth = parent.depth + 1;
+        node.place = parent.place.child(folder.name);
+      }
+      visit(*folder.node, st.context);
+    });
+    // Each listed folder gives way to its finds, its errors and its subfolders, in order.
+    std::vector<State::Pending> expanded;
+    for (std::size_t i = 0; i < n; ++i) {
+      WalkNode& node = *st.work[i].node;
+      for (auto& d : node.out) expanded.push_back({true, nullptr, {}, nullptr, std::make_unique<BenchmarkDir>(std::move(d)), nullptr});
+      for (auto& e : node.errors) {
+        expanded.push_back({true, nullptr, {}, nullptr, nullptr, std::make_unique<DiscoveryError>(std::move(e))});
+      }
+      if (node.below.empty()) continue;
+      std::vector<std::string> below = std::move(node.below);
+      node.out.clear();
+      node.errors.clear();
+      auto parent = std::make_shared<const WalkNode>(std::move(node));
+      for (auto& name : below) expanded.push_back({false, parent, std::move(name), nullptr, nullptr, nullptr});
+    }
+    st.work.erase(st.work.begin(), st.work.begin() + static_cast<std::ptrdiff_t>(n));
+    st.work.insert(st.work.begin(), std::make_move_iterator(expanded.begin()), std::make_move_iterator(expanded.end()));
   }
 }
+
+namespace {
 
 }  // namespace
 
@@ -514,18 +585,9 @@ bool natural_less(const std::string& a, const std::string& b) {
 std::vector<BenchmarkDir> find_benchmark_dirs(const fs::path& root, std::vector<DiscoveryError>& errors,
                                               const std::string& glob) {
   std::vector<BenchmarkDir> out;
-  std::error_code ec;
-  auto status = fs::status(root, ec);
-  if (ec || !fs::exists(status)) {
-    bool missing = !ec || ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory;
-    errors.push_back({root.string(), missing ? "no such file or directory" : "cannot access: " + ec.message()});
-    return out;
+  BenchmarkDirWalk walk(root, glob);
+  while (walk.next(out, errors)) {
   }
-  if (!fs::is_directory(status)) {
-    errors.push_back({root.string(), "not a directory (give a benchmark directory or a folder above one)"});
-    return out;
-  }
-  walk_parallel(root, out, errors, glob);
   return out;
 }
 

@@ -34,39 +34,67 @@ std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& 
   return results;
 }
 
-void score_directories_in_batches(std::vector<BenchmarkDir> dirs, const DataContext& data,
+void score_directories_in_batches(const BenchmarkDirFeed& feed, const DataContext& data,
                                   const ScoreOptions& given_options,
                                   const std::function<void(std::vector<DirectoryResult>&)>& consume,
-                                  std::size_t batch_files) {
+                                  std::size_t batch_files, MissingRules missing_rules) {
   ScoreOptions options = given_options;
-  std::optional<compliance::RuleLibrary> rules;
-  if (!options.compliance_rules && dirs.size() > 1) {
-    // Once for every batch; when this fails each batch tries again and says why in its results.
-    try {
-      rules.emplace(load_compliance_rules(dirs, data, options));
-      options.compliance_rules = &*rules;
-    } catch (const std::bad_alloc&) {
-      throw;  // out of memory is never a finding: main.cc says so, exit 2
-    } catch (const std::exception&) {
-      rules.reset();
-    }
-  }
+  std::optional<compliance::RuleLibrary> rules;  // loaded for `loaded`
+  ComplianceNeeds loaded;
+  bool rules_failed = false;
   std::vector<BenchmarkDir> batch;
   std::size_t files = 0;
   auto flush = [&] {
     if (batch.empty()) return;
+    if (!given_options.compliance_rules && !rules_failed) {
+      const ComplianceNeeds needs = compliance_needs(batch, data, given_options);
+      if (!needs.rulesets.empty() && (!rules || !loaded.covers(needs))) {
+        ComplianceNeeds wanted = loaded;
+        wanted.merge(needs);
+        try {
+          rules.emplace(load_compliance_rules(wanted, data));
+          loaded = wanted;
+        } catch (const std::bad_alloc&) {
+          throw;  // out of memory is never a finding: main.cc says so, exit 2
+        } catch (const std::exception&) {
+          if (missing_rules == MissingRules::kThrow) throw;
+          // score_training_directories tries again for each batch and says why in its results.
+          rules.reset();
+          rules_failed = true;
+        }
+      }
+      options.compliance_rules = rules ? &*rules : nullptr;
+    }
     std::vector<DirectoryResult> results = score_directories(batch, data, options);
     batch.clear();
     files = 0;
     consume(results);
   };
-  for (auto& dir : dirs) {
-    const std::size_t n = std::max<std::size_t>(dir.result_files.size(), 1);
-    if (!batch.empty() && files + n > batch_files) flush();
-    batch.push_back(std::move(dir));
-    files += n;
+  std::vector<BenchmarkDir> found;
+  while (feed(found)) {
+    for (auto& dir : found) {
+      const std::size_t n = std::max<std::size_t>(dir.result_files.size(), 1);
+      if (!batch.empty() && files + n > batch_files) flush();
+      batch.push_back(std::move(dir));
+      files += n;
+    }
+    found.clear();
   }
   flush();
+}
+
+void score_directories_in_batches(std::vector<BenchmarkDir> dirs, const DataContext& data, const ScoreOptions& options,
+                                  const std::function<void(std::vector<DirectoryResult>&)>& consume,
+                                  std::size_t batch_files) {
+  bool given = false;
+  score_directories_in_batches(
+      [&](std::vector<BenchmarkDir>& out) {
+        if (given) return false;
+        given = true;
+        for (auto& d : dirs) out.push_back(std::move(d));
+        return !out.empty();
+      },
+      data, options, consume, batch_files);
 }
 
 CheckReport check_directory(const DirectoryResult& result, const Facts& facts, const CheckOptions& options) {

@@ -611,19 +611,38 @@ SummarizerRules with_compliance_rules(const std::vector<BenchmarkDir>& dirs, con
 
 }  // namespace
 
-compliance::RuleLibrary load_compliance_rules(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
-                                              const ScoreOptions& options) {
-  std::set<Ruleset> rulesets;
-  bool guessed = false;  // a directory whose ruleset is guessed from its logs may need any folder
+bool ComplianceNeeds::covers(const ComplianceNeeds& other) const {
+  if (guessed) return true;
+  if (other.guessed) return false;
+  return std::includes(rulesets.begin(), rulesets.end(), other.rulesets.begin(), other.rulesets.end());
+}
+
+void ComplianceNeeds::merge(const ComplianceNeeds& other) {
+  rulesets.insert(other.rulesets.begin(), other.rulesets.end());
+  guessed = guessed || other.guessed;
+}
+
+ComplianceNeeds compliance_needs(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
+                                 const ScoreOptions& options) {
+  ComplianceNeeds needs;
   for (const auto& d : dirs) {
     if (d.loadgen) continue;
-    rulesets.insert(ruleset_of(d, data, options));
-    guessed = guessed || (!options.ruleset && !d.path_ruleset);
-    // A guess stays within the usage: its rounds' folders are all loaded.
+    needs.rulesets.insert(ruleset_of(d, data, options));
+    // A directory whose ruleset is guessed from its logs may need any folder of its usage.
+    needs.guessed = needs.guessed || (!options.ruleset && !d.path_ruleset);
   }
-  if (rulesets.empty()) return {};
+  return needs;
+}
+
+compliance::RuleLibrary load_compliance_rules(const ComplianceNeeds& needs, const DataContext& data) {
+  if (needs.rulesets.empty()) return {};
   const std::filesystem::path root = data.root() / "configs" / "compliance";
-  return guessed ? compliance::RuleLibrary::load(root) : compliance::RuleLibrary::load(root, rulesets);
+  return needs.guessed ? compliance::RuleLibrary::load(root) : compliance::RuleLibrary::load(root, needs.rulesets);
+}
+
+compliance::RuleLibrary load_compliance_rules(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
+                                              const ScoreOptions& options) {
+  return load_compliance_rules(compliance_needs(dirs, data, options), data);
 }
 
 DirectoryResult score_training_directory(const BenchmarkDir& dir, const DataContext& data,

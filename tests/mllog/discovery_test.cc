@@ -2,6 +2,8 @@
 // in natural order, and what the path tells (submitter, system, ruleset).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "mlperf/mllog/discovery.h"
 #include "../test_support.h"
 
@@ -138,6 +140,46 @@ TEST(Discovery, SymlinkLoopIsNotFollowed) {
   std::vector<DiscoveryError> errors;
   auto dirs = find_benchmark_dirs(tmp.path(), errors);
   EXPECT_EQ(dirs.size(), 1u);
+}
+
+// The walk a few directories at a time (issue #25): a tree wider than the folders listed at
+// once (256) and deeper than one level comes out in sorted depth-first order, every
+// directory once, each call handing out at least one, with the warning about a link in its
+// place; what the walk gives equals a plain sorted recursive walk.
+TEST(BenchmarkDirWalk, HandsOutTheTreeInSortedDepthFirstOrderAFewAtATime) {
+  TempDir tmp;
+  std::vector<std::string> expected;
+  for (int org = 0; org < 3; ++org) {
+    for (int sys = 0; sys < 300; ++sys) {
+      std::string dir = "org" + std::to_string(org) + "/s" + std::to_string(1000 + sys) + "/bench";
+      if (sys % 7 == 3) dir += "/deeper/still";
+      write_file(tmp.path() / dir / "result_0.txt", "");
+      expected.push_back((tmp.path() / dir).string());
+    }
+  }
+  std::sort(expected.begin(), expected.end());  // no name is a prefix of a sibling's: string order is path order
+  std::filesystem::create_directory_symlink(tmp.path() / "org1", tmp.path() / "org1-link");
+
+  BenchmarkDirWalk walk(tmp.path());
+  std::vector<BenchmarkDir> out;
+  std::vector<DiscoveryError> errors;
+  std::size_t calls = 0;
+  for (std::size_t before = 0; walk.next(out, errors); before = out.size()) {
+    ++calls;
+    EXPECT_GT(out.size(), before);
+  }
+  EXPECT_GT(calls, 1u);  // not all at once
+  ASSERT_EQ(out.size(), expected.size());
+  for (std::size_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i].path.string(), expected[i]) << i;
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_TRUE(errors[0].warning);
+  EXPECT_EQ(errors[0].path, (tmp.path() / "org1-link").string());
+  EXPECT_FALSE(walk.next(out, errors));  // over stays over
+
+  std::vector<DiscoveryError> whole_errors;
+  std::vector<BenchmarkDir> whole = find_benchmark_dirs(tmp.path(), whole_errors);
+  ASSERT_EQ(whole.size(), out.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) EXPECT_EQ(whole[i].path, out[i].path);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // only, never a log's content beyond its first 64 KiB.
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,6 +74,24 @@ struct DiscoveryError {
 std::vector<BenchmarkDir> find_benchmark_dirs(const std::filesystem::path& root,
                                               std::vector<DiscoveryError>& errors,
                                               const std::string& glob = "");
+
+/// find_benchmark_dirs a few directories at a time, so that a tree of any number of folders
+/// is never held whole (issue #25): the same directories and errors in the same order,
+/// handed out as they are found. Folders are listed many at once on a pool of threads.
+class BenchmarkDirWalk {
+ public:
+  BenchmarkDirWalk(const std::filesystem::path& root, const std::string& glob = "");
+  ~BenchmarkDirWalk();
+  BenchmarkDirWalk(BenchmarkDirWalk&&) noexcept;
+
+  /// Appends the next directories found to `out` (at least one) and the errors met on the way
+  /// to `errors`. Returns false, having appended only errors, when the walk is over.
+  bool next(std::vector<BenchmarkDir>& out, std::vector<DiscoveryError>& errors);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 /// Natural order of file names: runs of digits compare by value ("x_2.log" < "x_10.log").
 bool natural_less(const std::string& a, const std::string& b);

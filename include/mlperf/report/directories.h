@@ -29,14 +29,32 @@ std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& 
 /// of more files is a batch of its own).
 inline constexpr std::size_t kBatchFiles = 4096;
 
+/// Where score_directories_in_batches takes its directories from: appends the next ones, in
+/// order, to its argument and returns true, or returns false when there are no more (e.g.
+/// BenchmarkDirWalk::next, so that the tree is never listed whole).
+using BenchmarkDirFeed = std::function<bool(std::vector<BenchmarkDir>&)>;
+
+/// What to do when the official compliance rules a batch needs cannot be loaded.
+enum class MissingRules {
+  kScoreWithout,  ///< score: §2's own conditions, a warning in each result (score_directories)
+  kThrow,         ///< check: throw the std::runtime_error naming the config (an input error)
+};
+
 /// score_directories a batch at a time: consecutive directories of at most `batch_files`
-/// result files in all are scored together (every file on the pool, biggest first), then
-/// `consume` gets their results, in the order given, and they are let go before the next
-/// batch is read. Peak memory is one batch's runs (or the largest single directory's), not
-/// every directory's (issue #25). The compliance rules are loaded once for all `dirs`, which
-/// are moved into their batches (pass them with std::move where they are not needed after).
-void score_directories_in_batches(std::vector<BenchmarkDir> dirs, const DataContext& data,
-                                  const ScoreOptions& options,
+/// result files in all (a bigger directory is a batch of its own) are scored together
+/// (every file on the pool, biggest first), then `consume` gets their results, in the order
+/// given, and they are let go before the next batch is read. Peak memory is one batch's runs
+/// (or the largest single directory's), not every directory's (issue #25). The compliance
+/// rules are loaded when a batch first needs them (ComplianceNeeds) and kept for the next,
+/// unless `options` brings its own.
+void score_directories_in_batches(const BenchmarkDirFeed& feed, const DataContext& data, const ScoreOptions& options,
+                                  const std::function<void(std::vector<DirectoryResult>&)>& consume,
+                                  std::size_t batch_files = kBatchFiles,
+                                  MissingRules missing_rules = MissingRules::kScoreWithout);
+
+/// As above, for directories already found (moved into their batches: pass them with
+/// std::move where they are not needed after).
+void score_directories_in_batches(std::vector<BenchmarkDir> dirs, const DataContext& data, const ScoreOptions& options,
                                   const std::function<void(std::vector<DirectoryResult>&)>& consume,
                                   std::size_t batch_files = kBatchFiles);
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,27 @@ std::optional<Ruleset> guess_ruleset(const std::string& benchmark, const std::ve
 /// missing or malformed.
 compliance::RuleLibrary load_compliance_rules(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
                                               const ScoreOptions& options);
+
+/// What load_compliance_rules loads for some directories: the rulesets their training
+/// directories are judged under, and whether one is guessed from its logs (then every rule
+/// folder is loaded: the guess may name any round).
+struct ComplianceNeeds {
+  std::set<Ruleset> rulesets;
+  bool guessed = false;
+
+  /// True when rules loaded for this cover `other`'s.
+  bool covers(const ComplianceNeeds& other) const;
+  /// Adds `other`'s needs to these.
+  void merge(const ComplianceNeeds& other);
+};
+
+/// The ComplianceNeeds of `dirs` under `options`.
+ComplianceNeeds compliance_needs(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
+                                 const ScoreOptions& options);
+
+/// Loads the rules `needs` names from the shipped configs; an empty library when it names no
+/// ruleset. Throws std::runtime_error as load_compliance_rules.
+compliance::RuleLibrary load_compliance_rules(const ComplianceNeeds& needs, const DataContext& data);
 
 /// Scores one training directory (§2–§5; `dir.loadgen` unset). Reads only; never writes into
 /// the directory. Unreadable files are reported in `errors` and left out. Loads the official
