@@ -3,8 +3,8 @@
 
 #include <new>
 #include <algorithm>
-#include <iostream>
 #include <functional>
+#include <iostream>
 #include <optional>
 #include <set>
 
@@ -73,42 +73,39 @@ int run_check(const CheckArgs& args) {
   // suites are written as each batch is judged, so memory stays that of a batch (issue #25).
   std::optional<JUnitWriter> junit;
   if (!args.junit.empty()) junit.emplace();
-  std::vector<CheckReport> all;  // html only: one page of every directory
-  auto judge = [&](std::vector<DirectoryResult>& batch, const std::function<void(std::vector<CheckReport>&)>& write) {
-    print_input_errors(batch);
-    std::vector<CheckReport> reports;
-    reports.reserve(batch.size());
-    for (const auto& r : batch) reports.push_back(check_directory(r, data->facts(), check_options));
-    for (const auto& report : reports) {
-      if (report.input_error) status = kExitInputError;
-      if (!report.passed() && status == kExitPassed) status = kExitRuleFailed;
-    }
-    if (junit) junit->add(reports);
-    write(reports);
-  };
   bool written = emit_report(args, [&](std::ostream& out) {
-    if (args.format == "html") {
-      score_directories_in_batches(
-          std::ref(source), *data, options,
-          [&](std::vector<DirectoryResult>& batch) {
-            judge(batch, [&](std::vector<CheckReport>& reports) {
-              for (auto& r : reports) all.push_back(std::move(r));
-            });
-          },
-          kBatchFiles, MissingRules::kThrow);
-      out << html::check_report(all);
-      return;
+    // HTML is one page of every directory: its reports are kept until the end.
+    std::vector<CheckReport> all;
+    std::optional<CheckReportWriter> writer;
+    if (args.format != "html") {
+      writer.emplace(out, args.format == "json"     ? CheckReportWriter::Format::kJson
+                          : args.format == "github" ? CheckReportWriter::Format::kGithub
+                                                    : CheckReportWriter::Format::kTable);
     }
-    CheckReportWriter writer(out, args.format == "json"     ? CheckReportWriter::Format::kJson
-                                  : args.format == "github" ? CheckReportWriter::Format::kGithub
-                                                            : CheckReportWriter::Format::kTable);
     score_directories_in_batches(
         std::ref(source), *data, options,
         [&](std::vector<DirectoryResult>& batch) {
-          judge(batch, [&](std::vector<CheckReport>& reports) { writer.add(reports); });
+          print_input_errors(batch);
+          std::vector<CheckReport> reports;
+          reports.reserve(batch.size());
+          for (const auto& r : batch) reports.push_back(check_directory(r, data->facts(), check_options));
+          for (const auto& report : reports) {
+            if (report.input_error) status = kExitInputError;
+            if (!report.passed() && status == kExitPassed) status = kExitRuleFailed;
+          }
+          if (junit) junit->add(reports);
+          if (writer) {
+            writer->add(reports);
+          } else {
+            for (auto& r : reports) all.push_back(std::move(r));
+          }
         },
         kBatchFiles, MissingRules::kThrow);
-    writer.finish();
+    if (writer) {
+      writer->finish();
+    } else {
+      out << html::check_report(all);
+    }
   });
   if (!written) return kExitInputError;
 

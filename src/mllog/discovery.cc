@@ -438,8 +438,6 @@ void visit(WalkNode& node, WalkContext& context) {
 // replaced by what each held. Only the folders pending beside the current path are kept,
 // never the whole tree.
 struct BenchmarkDirWalk::State {
-  // A folder to list is its parent's place and its own name until it is listed: a folder of
-  // 100,000 subfolders keeps 100,000 names, not 100,000 paths.
   // One entry of `work`, small (a folder of 100,000 subfolders keeps 100,000 of them): a
   // folder to list (`listed` false: its parent's node and its own name until it is listed),
   // or a directory found, or an error met.
@@ -547,10 +545,6 @@ bool BenchmarkDirWalk::next(std::vector<BenchmarkDir>& out, std::vector<Discover
     st.work.insert(st.work.begin(), std::make_move_iterator(expanded.begin()), std::make_move_iterator(expanded.end()));
   }
 }
-
-namespace {
-
-}  // namespace
 
 BenchmarkDir single_log_dir(const fs::path& file) {
   fs::path folder = file.parent_path();

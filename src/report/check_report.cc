@@ -68,12 +68,7 @@ void write_check_json_entry(std::ostream& out, const CheckReport& r) {
   // exact bytes of such a string go beside it (exact_bytes.h).
   nlohmann::json object = check_to_json(r);
   add_exact_bytes(object);
-  std::string text = object.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-  std::string_view rest = text;
-  for (std::size_t nl; (nl = rest.find('\n')) != std::string_view::npos; rest.remove_prefix(nl + 1)) {
-    out << rest.substr(0, nl + 1) << "    ";
-  }
-  out << rest;
+  write_indented(out, object.dump(2, ' ', false, nlohmann::json::error_handler_t::replace), 4);
 }
 
 // One report's block of the human table.
@@ -127,7 +122,7 @@ void CheckReportWriter::add(const std::vector<CheckReport>& reports) {
   for (const auto& r : reports) {
     switch (format_) {
       case Format::kJson:
-        out_ << (directories_ == 0 ? "{\n  \"results\": [\n    " : ",\n    ");
+        out_ << json_results_separator(directories_);
         write_check_json_entry(out_, r);
         break;
       case Format::kTable:
@@ -148,7 +143,7 @@ void CheckReportWriter::add(const std::vector<CheckReport>& reports) {
 void CheckReportWriter::finish() {
   switch (format_) {
     case Format::kJson:
-      out_ << (directories_ == 0 ? "{\n  \"results\": []\n}\n" : "\n  ]\n}\n");
+      out_ << json_results_end(directories_);
       break;
     case Format::kTable:
       if (directories_ > 0) out_ << '\n';

@@ -9,7 +9,6 @@
 #include <array>
 #include <cmath>
 #include <ostream>
-
 #include <sstream>
 
 #include <fmt/format.h>
@@ -231,17 +230,6 @@ nlohmann::json training_json(const DirectoryResult& r, RcpPass pass, bool with_r
   return object;
 }
 
-// `text` with `pad` spaces after each newline (a dumped JSON text holds raw newlines only
-// between its members: strings escape them).
-void write_indented(std::ostream& out, std::string_view text, std::size_t pad) {
-  const std::string spaces(pad, ' ');
-  for (std::size_t nl; (nl = text.find('\n')) != std::string_view::npos; text.remove_prefix(nl + 1)) {
-    out.write(text.data(), static_cast<std::streamsize>(nl + 1));
-    out << spaces;
-  }
-  out << text;
-}
-
 nlohmann::json::string_t dumped(const nlohmann::json& j) {
   // Latin-1 text from logs is already UTF-8; replace anything else rather than throw.
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -452,7 +440,7 @@ void ReportWriter::add(const std::vector<DirectoryResult>& results) {
         }
       });
       for (std::size_t i = 0; i < results.size(); ++i) {
-        out_ << (written_ == 0 ? "{\n  \"results\": [\n    " : ",\n    ");
+        out_ << json_results_separator(written_);
         if (!results[i].dir.loadgen && results[i].runs.size() > kRunsBuiltAside) {
           write_training_json(out_, results[i], pass_, 4);
         } else {
@@ -494,7 +482,7 @@ void ReportWriter::add(const std::vector<DirectoryResult>& results) {
 void ReportWriter::finish() {
   switch (format_) {
     case ReportFormat::kJson:
-      out_ << (written_ == 0 ? "{\n  \"results\": []\n}\n" : "\n  ]\n}\n");
+      out_ << json_results_end(written_);
       break;
     case ReportFormat::kTable:
       if (summary_->rows.size() > 1) write_table_summary(out_, summary_->rows, summary_->passed);

@@ -1,6 +1,7 @@
 #include "mlperf/report/table_text.h"
 
 #include <cmath>
+#include <ostream>
 
 namespace mlperf {
 
@@ -113,6 +114,23 @@ std::string terminal_text(std::string_view text) {
     i += n;
   }
   return out;
+}
+
+void write_indented(std::ostream& out, std::string_view text, std::size_t pad) {
+  const std::string spaces(pad, ' ');
+  for (std::size_t nl; (nl = text.find('\n')) != std::string_view::npos; text.remove_prefix(nl + 1)) {
+    out.write(text.data(), static_cast<std::streamsize>(nl + 1));
+    out << spaces;
+  }
+  out << text;
+}
+
+std::string_view json_results_separator(std::size_t index) {
+  return index == 0 ? "{\n  \"results\": [\n    " : ",\n    ";
+}
+
+std::string_view json_results_end(std::size_t count) {
+  return count == 0 ? "{\n  \"results\": []\n}\n" : "\n  ]\n}\n";
 }
 
 }  // namespace mlperf

@@ -1,8 +1,10 @@
 #pragma once
-// Cell helpers shared by the report writers (score, compare, summarize): JSON values that are
-// null when absent, Markdown and CSV cells, and padding by characters for text tables.
+// Cell helpers shared by the report writers (score, check, compare, summarize): JSON values
+// that are null when absent, the {"results": [...]} document written one object at a time,
+// Markdown and CSV cells, and padding by characters for text tables.
 
 #include <cstddef>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +19,17 @@ nlohmann::json json_number_or_null(const std::optional<double>& value);
 
 /// A text for a JSON report: the string, or null when empty.
 nlohmann::json json_string_or_null(const std::string& value);
+
+/// Writes `text` with `pad` spaces after each of its newlines: a value's dump(2) text placed
+/// `pad` columns deep in a larger document (a dumped JSON text holds raw newlines only between
+/// its members; strings escape them).
+void write_indented(std::ostream& out, std::string_view text, std::size_t pad);
+
+/// The {"results": [...]} document as nlohmann::json::dump(2) writes it, written one object
+/// at a time: json_results_separator(i) goes before object i (counted from 0), whose dump(2)
+/// text follows indented by 4 (write_indented); json_results_end(n) after the last of n.
+std::string_view json_results_separator(std::size_t index);
+std::string_view json_results_end(std::size_t count);
 
 /// A Markdown table cell: `|` escaped, newlines turned into spaces (either would break the
 /// row), and `<`, `>`, `&` written as HTML entities, so that a name never becomes markup.
