@@ -4,6 +4,8 @@
 
 #include "mlperf/compliance/pyexpr.h"
 
+#include "mlperf/mllog/mllog.h"
+
 #include <new>
 #include <charconv>
 #include <cmath>
@@ -467,6 +469,77 @@ std::vector<Token> tokenize(std::string_view src) {
   return out;
 }
 
+// Node::code and op codes, resolved when a node is made (resolve) so evaluation compares no
+// strings.
+enum NameCode : std::uint8_t { kOtherName, kNameS, kNameV, kNameLl, kNameMath };
+enum OpCode : std::uint8_t {
+  kNoOp, kAdd, kSub, kMul, kDiv, kFloorDiv, kMod, kPow, kBitOr, kNot, kNeg, kPos,
+  kEq, kNe, kLt, kLe, kGt, kGe, kIn, kNotIn, kIs, kIsNot
+};
+enum AttrCode : std::uint8_t { kOtherAttr, kLlTimestamp, kLlKey, kLlLineno, kLlValue, kMathPi, kMathInf };
+// kSubscript and kCompare shapes a LineText answers from the line's text.
+enum ShapeCode : std::uint8_t { kNoShape, kVValue, kVMetadata, kVMetadataMember, kInVMetadata, kInV };
+
+constexpr std::string_view kOpTexts[] = {"",   "+",  "-",  "*",  "/",  "//", "%",  "**", "|",  "not", "-", "+",
+                                         "==", "!=", "<",  "<=", ">",  ">=", "in", "not in", "is", "is not"};
+
+std::uint8_t binary_op_code(std::string_view op) {
+  for (std::uint8_t c = kAdd; c <= kBitOr; ++c) {
+    if (kOpTexts[c] == op) return c;
+  }
+  return kNoOp;
+}
+
+std::uint8_t compare_op_code(std::string_view op) {
+  for (std::uint8_t c = kEq; c <= kIsNot; ++c) {
+    if (kOpTexts[c] == op) return c;
+  }
+  return kNoOp;
+}
+
+bool is_const_str(const Node& n) { return n.kind == Node::kConst && n.constant.str(); }
+bool is_const_str(const Node& n, std::string_view text) { return is_const_str(n) && *n.constant.str() == text; }
+
+// Fills `n.code` (and op_codes) from its kind, name and kids, which are resolved already.
+void resolve(Node& n) {
+  switch (n.kind) {
+    case Node::kName:
+      n.code = n.name == "s" ? kNameS : n.name == "v" ? kNameV : n.name == "ll" ? kNameLl : n.name == "math" ? kNameMath : kOtherName;
+      break;
+    case Node::kUnary: n.code = n.name == "not" ? kNot : n.name == "-" ? kNeg : kPos; break;
+    case Node::kBinary: n.code = binary_op_code(n.name); break;
+    case Node::kAttribute: {
+      const Node& owner = *n.kids[0];
+      if (owner.kind == Node::kName && owner.code == kNameLl) {
+        n.code = n.name == "timestamp" ? kLlTimestamp : n.name == "key" ? kLlKey : n.name == "lineno" ? kLlLineno
+                 : n.name == "value" ? kLlValue : kOtherAttr;
+      } else if (owner.kind == Node::kName && owner.code == kNameMath) {
+        n.code = n.name == "pi" ? kMathPi : n.name == "inf" ? kMathInf : kOtherAttr;
+      }
+      break;
+    }
+    case Node::kSubscript: {
+      const Node& base = *n.kids[0];
+      const Node& index = *n.kids[1];
+      if (base.kind == Node::kName && base.code == kNameV && is_const_str(index, "value")) n.code = kVValue;
+      if (base.kind == Node::kName && base.code == kNameV && is_const_str(index, "metadata")) n.code = kVMetadata;
+      if (base.kind == Node::kSubscript && base.code == kVMetadata && is_const_str(index)) n.code = kVMetadataMember;
+      break;
+    }
+    case Node::kCompare: {
+      n.op_codes.clear();
+      for (const auto& op : n.ops) n.op_codes.push_back(compare_op_code(op));
+      if (n.ops.size() == 1 && (n.op_codes[0] == kIn || n.op_codes[0] == kNotIn) && is_const_str(*n.kids[0])) {
+        const Node& container = *n.kids[1];
+        if (container.kind == Node::kSubscript && container.code == kVMetadata) n.code = kInVMetadata;
+        if (container.kind == Node::kName && container.code == kNameV) n.code = kInV;
+      }
+      break;
+    }
+    default: break;
+  }
+}
+
 using NodeP = std::shared_ptr<const Node>;
 
 class Parser {
@@ -518,6 +591,7 @@ class Parser {
     n->kind = kind;
     n->kids = std::move(kids);
     n->name = std::move(name);
+    resolve(*n);
     return n;
   }
 
@@ -583,6 +657,7 @@ class Parser {
         s.kind = Stmt::kAugAssign;
         s.target = first;
         s.op = std::string(a, 1);
+        s.op_code = binary_op_code(s.op);
         s.value = expr();
         return s;
       }
@@ -660,6 +735,7 @@ class Parser {
     n->kind = Node::kCompare;
     n->kids = std::move(kids);
     n->ops = std::move(ops);
+    resolve(*n);
     return n;
   }
   NodeP bitor_expr() {
@@ -750,6 +826,7 @@ class Parser {
       } else {
         n->kind = Node::kName;
         n->name = t.text;
+        resolve(*n);
       }
       ++pos_;
       return n;
@@ -797,27 +874,27 @@ class Parser {
 // ---------------------------------------------------------------------------------------
 // Evaluation
 
-PyValue arithmetic(const std::string& op, const PyValue& a, const PyValue& b) {
-  if (op == "+" && a.str() && b.str()) return PyValue(*a.str() + *b.str());
-  if (op == "+" && a.list() && b.list()) {
+PyValue arithmetic(std::uint8_t op, const PyValue& a, const PyValue& b) {
+  if (op == kAdd && a.str() && b.str()) return PyValue(*a.str() + *b.str());
+  if (op == kAdd && a.list() && b.list()) {
     auto l = std::make_shared<PyList>(*a.list());
     l->insert(l->end(), b.list()->begin(), b.list()->end());
     return PyValue(l);
   }
-  if (op == "|" && is_int_like(a) && is_int_like(b)) {
+  if (op == kBitOr && is_int_like(a) && is_int_like(b)) {
     if (a.v.index() == 1 && b.v.index() == 1) return PyValue(std::get<bool>(a.v) || std::get<bool>(b.v));
     return PyValue(as_int(a) | as_int(b));
   }
-  if (!is_number(a) || !is_number(b) || op == "|") {
-    type_error(fmt::format("unsupported operand type(s) for {}: '{}' and '{}'", op, a.type_name(), b.type_name()));
+  if (!is_number(a) || !is_number(b) || op == kBitOr) {
+    type_error(fmt::format("unsupported operand type(s) for {}: '{}' and '{}'", kOpTexts[op], a.type_name(), b.type_name()));
   }
   bool ints = is_int_like(a) && is_int_like(b);
-  if (op == "/") {
+  if (op == kDiv) {
     double y = as_float(b);
     if (y == 0) throw PyError("ZeroDivisionError", "division by zero");
     return PyValue(as_float(a) / y);
   }
-  if (op == "**") {
+  if (op == kPow) {
     if (ints && as_int(b) >= 0) {
       double r = std::pow(static_cast<double>(as_int(a)), static_cast<double>(as_int(b)));
       if (std::fabs(r) < 9e18) return PyValue(static_cast<std::int64_t>(std::llround(r)));
@@ -830,38 +907,38 @@ PyValue arithmetic(const std::string& op, const PyValue& a, const PyValue& b) {
   }
   if (ints) {
     std::int64_t x = as_int(a), y = as_int(b), r = 0;
-    if (op == "+") {
+    if (op == kAdd) {
       if (__builtin_add_overflow(x, y, &r)) return PyValue(static_cast<double>(x) + static_cast<double>(y));
       return PyValue(r);
     }
-    if (op == "-") {
+    if (op == kSub) {
       if (__builtin_sub_overflow(x, y, &r)) return PyValue(static_cast<double>(x) - static_cast<double>(y));
       return PyValue(r);
     }
-    if (op == "*") {
+    if (op == kMul) {
       if (__builtin_mul_overflow(x, y, &r)) return PyValue(static_cast<double>(x) * static_cast<double>(y));
       return PyValue(r);
     }
     if (y == 0) throw PyError("ZeroDivisionError", "integer division or modulo by zero");
     std::int64_t q = x / y, m = x % y;
     if (m != 0 && ((m < 0) != (y < 0))) --q, m += y;  // floor division
-    return PyValue(op == "//" ? q : m);
+    return PyValue(op == kFloorDiv ? q : m);
   }
   double x = as_float(a), y = as_float(b);
-  if (op == "+") return PyValue(x + y);
-  if (op == "-") return PyValue(x - y);
-  if (op == "*") return PyValue(x * y);
+  if (op == kAdd) return PyValue(x + y);
+  if (op == kSub) return PyValue(x - y);
+  if (op == kMul) return PyValue(x * y);
   if (y == 0) throw PyError("ZeroDivisionError", "float division by zero");
   double q = std::floor(x / y);
-  return PyValue(op == "//" ? q : x - q * y);
+  return PyValue(op == kFloorDiv ? q : x - q * y);
 }
 
-bool compare(const std::string& op, const PyValue& a, const PyValue& b) {
-  if (op == "==") return py_equal(a, b);
-  if (op == "!=") return !py_equal(a, b);
-  if (op == "is") return a.v.index() == b.v.index() && (a.is_none() || py_equal(a, b));
-  if (op == "is not") return !compare("is", a, b);
-  if (op == "in" || op == "not in") {
+bool compare(std::uint8_t op, const PyValue& a, const PyValue& b) {
+  if (op == kEq) return py_equal(a, b);
+  if (op == kNe) return !py_equal(a, b);
+  if (op == kIs) return a.v.index() == b.v.index() && (a.is_none() || py_equal(a, b));
+  if (op == kIsNot) return !compare(kIs, a, b);
+  if (op == kIn || op == kNotIn) {
     bool found = false;
     if (const PyDict* d = b.dict()) {
       if (!a.str()) {
@@ -878,7 +955,7 @@ bool compare(const std::string& op, const PyValue& a, const PyValue& b) {
     } else {
       type_error(fmt::format("argument of type '{}' is not iterable", b.type_name()));
     }
-    return op == "in" ? found : !found;
+    return op == kIn ? found : !found;
   }
   int c;
   if (is_number(a) && is_number(b)) {
@@ -888,12 +965,12 @@ bool compare(const std::string& op, const PyValue& a, const PyValue& b) {
     c = a.str()->compare(*b.str());
     c = c < 0 ? -1 : c > 0 ? 1 : 0;
   } else {
-    type_error(fmt::format("'{}' not supported between instances of '{}' and '{}'", op, a.type_name(),
+    type_error(fmt::format("'{}' not supported between instances of '{}' and '{}'", kOpTexts[op], a.type_name(),
                            b.type_name()));
   }
-  if (op == "<") return c < 0;
-  if (op == "<=") return c <= 0;
-  if (op == ">") return c > 0;
+  if (op == kLt) return c < 0;
+  if (op == kLe) return c <= 0;
+  if (op == kGt) return c > 0;
   return c >= 0;
 }
 
@@ -1058,7 +1135,7 @@ PyValue call(const Node& node, Env& env) {
     if (items.empty()) throw PyError("ValueError", name + "() arg is an empty sequence");
     PyValue best = items[0];
     for (std::size_t i = 1; i < items.size(); ++i) {
-      if (compare(name == "min" ? "<" : ">", items[i], best)) best = items[i];
+      if (compare(name == "min" ? kLt : kGt, items[i], best)) best = items[i];
     }
     return best;
   }
@@ -1104,7 +1181,7 @@ PyValue call(const Node& node, Env& env) {
     const PyList* l = args[0].list();
     if (!l) type_error(fmt::format("sorted() of a '{}' is not supported", args[0].type_name()));
     auto out = std::make_shared<PyList>(*l);
-    std::stable_sort(out->begin(), out->end(), [](const PyValue& a, const PyValue& b) { return compare("<", a, b); });
+    std::stable_sort(out->begin(), out->end(), [](const PyValue& a, const PyValue& b) { return compare(kLt, a, b); });
     return PyValue(out);
   }
   if (name == "len") {
@@ -1124,7 +1201,7 @@ PyValue call(const Node& node, Env& env) {
   }
   if (name == "is_integer") {  // mlp_compliance.py: abs(round(value) - value) < 0.00001
     need(1, name);
-    PyValue diff = arithmetic("-", py_round(args[0]), args[0]);
+    PyValue diff = arithmetic(kSub, py_round(args[0]), args[0]);
     return PyValue(std::fabs(as_float(diff)) < 0.00001);
   }
   if (name == "enqueue_config") {
@@ -1135,15 +1212,23 @@ PyValue call(const Node& node, Env& env) {
   throw PyError("NameError", fmt::format("name '{}' is not defined", name));
 }
 
+const PyValue& operand(const Node& node, Env& env, PyValue& slot);
+
 void assign(const Node& target, const PyValue& value, Env& env) {
   if (target.kind == Node::kName) {
-    if (target.name == "s") env.s = value;
-    else if (target.name == "v") env.v = value;
-    else throw PyError("NameError", "assignment to '" + target.name + "' is not supported");
+    if (target.code == kNameS) {
+      env.s = value;
+    } else if (target.code == kNameV) {
+      env.v = value;
+      env.pending = nullptr;
+    } else {
+      throw PyError("NameError", "assignment to '" + target.name + "' is not supported");
+    }
     return;
   }
   PyValue base = eval_node(*target.kids[0], env);
-  PyValue index = eval_node(*target.kids[1], env);
+  PyValue index_slot;
+  const PyValue& index = operand(*target.kids[1], env, index_slot);
   if (PyDict* d = base.dict()) {
     if (!index.str()) type_error("dict keys other than str are not supported");
     (*d)[*index.str()] = value;
@@ -1166,7 +1251,7 @@ void exec_stmts(const std::vector<Stmt>& stmts, Env& env) {
       case Stmt::kExpr: eval_node(*s.value, env); break;
       case Stmt::kAssign: assign(*s.target, eval_node(*s.value, env), env); break;
       case Stmt::kAugAssign:
-        assign(*s.target, arithmetic(s.op, eval_node(*s.target, env), eval_node(*s.value, env)), env);
+        assign(*s.target, arithmetic(s.op_code, eval_node(*s.target, env), eval_node(*s.value, env)), env);
         break;
       case Stmt::kIf:
         if (truthy(eval_node(*s.value, env))) exec_stmts(s.body, env);
@@ -1179,14 +1264,19 @@ void exec_stmts(const std::vector<Stmt>& stmts, Env& env) {
 
 namespace {
 
+// A scalar's JSON text (string, number, true, false, null): not an object or array.
+bool is_scalar_text(std::string_view t) { return !t.empty() && t[0] != '{' && t[0] != '['; }
+
 // The value `node` stands for without copying it, when it is a constant, s, v or a chain of
 // constant subscripts of them that exist; nullptr otherwise (eval_node then computes it, and
-// raises where Python raises).
-const PyValue* lookup(const Node& node, const Env& env) {
+// raises where Python raises). A scalar the line's text answers (v['value'],
+// v['metadata']['x'] while v is not converted) is computed too.
+const PyValue* lookup(const Node& node, Env& env) {
   switch (node.kind) {
     case Node::kConst: return &node.constant;
-    case Node::kName: return node.name == "s" ? &env.s : node.name == "v" ? &env.v : nullptr;
+    case Node::kName: return node.code == kNameS ? &env.s : node.code == kNameV ? &env.line_v() : nullptr;
     case Node::kSubscript: {
+      if (env.pending && (node.code == kVValue || node.code == kVMetadataMember)) return nullptr;
       const Node& index = *node.kids[1];
       if (index.kind != Node::kConst || !index.constant.str()) return nullptr;
       const PyValue* base = lookup(*node.kids[0], env);
@@ -1207,14 +1297,59 @@ const PyValue& operand(const Node& node, Env& env, PyValue& slot) {
   return slot;
 }
 
+// A subscript or membership test answered from the line's text (Env::pending), when it can
+// be: true with `out` set, false when v must be converted.
+bool from_line_text(const Node& node, Env& env, PyValue& out) {
+  LineText& text = *env.pending;
+  if (!text.v.is_none()) return false;  // converted: the object may have been changed since
+  switch (node.code) {
+    case kVValue:
+      if (!is_scalar_text(text.value)) return false;
+      out = from_json_text(text.value);
+      return true;
+    case kVMetadataMember: {
+      std::string_view member = json_member(text.metadata, *node.kids[1]->constant.str());
+      if (!is_scalar_text(member)) return false;  // absent, or a list or dict
+      out = from_json_text(member);
+      return true;
+    }
+    case kInVMetadata: {
+      const bool present = !json_member(text.metadata, *node.kids[0]->constant.str()).empty();
+      out = PyValue(node.op_codes[0] == kIn ? present : !present);
+      return true;
+    }
+    case kInV: {  // v is {'value': …, 'metadata': …}
+      const std::string& name = *node.kids[0]->constant.str();
+      bool present = name == "value" || name == "metadata";
+      out = PyValue(node.op_codes[0] == kIn ? present : !present);
+      return true;
+    }
+    default: return false;
+  }
+}
+
 }  // namespace
 
+const PyValue& LineText::converted() {
+  if (v.is_none()) {
+    v = make_dict();
+    v.dict()->reserve(2);
+    (*v.dict())["value"] = from_json_text(value);
+    (*v.dict())["metadata"] = from_json_text(metadata);
+  }
+  return v;
+}
+
 PyValue eval_node(const Node& node, Env& env) {
+  if (env.pending && node.code != kNoShape && (node.kind == Node::kSubscript || node.kind == Node::kCompare)) {
+    PyValue out;
+    if (from_line_text(node, env, out)) return out;
+  }
   switch (node.kind) {
     case Node::kConst: return node.constant;
     case Node::kName:
-      if (node.name == "s") return env.s;
-      if (node.name == "v") return env.v;
+      if (node.code == kNameS) return env.s;
+      if (node.code == kNameV) return env.line_v();
       throw PyError("NameError", fmt::format("name '{}' is not defined", node.name));
     case Node::kList: {
       auto l = std::make_shared<PyList>();
@@ -1236,37 +1371,35 @@ PyValue eval_node(const Node& node, Env& env) {
       return subscript(base, operand(*node.kids[1], env, index_slot));
     }
     case Node::kAttribute: {
-      const Node& owner = *node.kids[0];
-      if (owner.kind == Node::kName && owner.name == "ll") {
-        if (node.name == "timestamp") return PyValue(env.timestamp);
-        if (node.name == "key") return PyValue(env.key);
-        if (node.name == "lineno") return PyValue(env.lineno);
-        if (node.name == "value") return env.v;
+      switch (node.code) {
+        case kLlTimestamp: return PyValue(env.timestamp);
+        case kLlKey: return PyValue(env.key);
+        case kLlLineno: return PyValue(env.lineno);
+        case kLlValue: return env.line_v();
+        case kMathPi: return PyValue(M_PI);
+        case kMathInf: return PyValue(std::numeric_limits<double>::infinity());
+        default: break;
       }
-      if (owner.kind == Node::kName && owner.name == "math") {
-        if (node.name == "pi") return PyValue(M_PI);
-        if (node.name == "inf") return PyValue(std::numeric_limits<double>::infinity());
-      }
-      PyValue self = eval_node(owner, env);
+      PyValue self = eval_node(*node.kids[0], env);
       throw PyError("AttributeError", fmt::format("'{}' object has no attribute '{}'", self.type_name(), node.name));
     }
     case Node::kCall: return call(node, env);
     case Node::kUnary: {
       PyValue x = eval_node(*node.kids[0], env);
-      if (node.name == "not") return PyValue(!truthy(x));
+      if (node.code == kNot) return PyValue(!truthy(x));
       if (!is_number(x)) type_error(fmt::format("bad operand type for unary {}: '{}'", node.name, x.type_name()));
-      if (node.name == "+") return is_int_like(x) ? PyValue(as_int(x)) : x;
+      if (node.code == kPos) return is_int_like(x) ? PyValue(as_int(x)) : x;
       return is_int_like(x) ? PyValue(-as_int(x)) : PyValue(-std::get<double>(x.v));
     }
     case Node::kBinary:
-      return arithmetic(node.name, eval_node(*node.kids[0], env), eval_node(*node.kids[1], env));
+      return arithmetic(node.code, eval_node(*node.kids[0], env), eval_node(*node.kids[1], env));
     case Node::kCompare: {
       PyValue slots[2];
       const PyValue* left = &operand(*node.kids[0], env, slots[0]);
-      for (std::size_t i = 0; i < node.ops.size(); ++i) {
+      for (std::size_t i = 0; i < node.op_codes.size(); ++i) {
         PyValue& slot = slots[(i + 1) % 2];  // not the one `left` may live in
         const PyValue& right = operand(*node.kids[i + 1], env, slot);
-        if (!compare(node.ops[i], *left, right)) return PyValue(false);
+        if (!compare(node.op_codes[i], *left, right)) return PyValue(false);
         left = &right;
       }
       return PyValue(true);
@@ -1302,10 +1435,33 @@ std::string strip(std::string_view text) {
 }
 }  // namespace
 
+namespace {
+// Expr::shape_determined: constants and member tests of the line, through operators only (no
+// names, subscripts or calls).
+bool depends_on_shape_only(const Node& n) {
+  switch (n.kind) {
+    case Node::kConst: return true;
+    case Node::kCompare:
+      if (n.code == kInVMetadata || n.code == kInV) return true;
+      [[fallthrough]];
+    case Node::kList:
+    case Node::kDict:
+    case Node::kUnary:
+    case Node::kBinary:
+    case Node::kAnd:
+    case Node::kOr:
+    case Node::kIfElse:
+      return std::all_of(n.kids.begin(), n.kids.end(), [](const auto& k) { return depends_on_shape_only(*k); });
+    default: return false;
+  }
+}
+}  // namespace
+
 Expr Expr::parse(std::string_view text) {
   Expr e;
   e.text_ = strip(text);
   e.root_ = Parser(e.text_).expression_only();
+  e.shape_determined_ = depends_on_shape_only(*e.root_);
   return e;
 }
 

@@ -279,7 +279,7 @@ RuleLibrary RuleLibrary::load_files(const std::vector<fs::path>& files) {
         if (!k.post) continue;
         for (const auto& [other, other_keys] : lib.keys_by_folder_) {
           if (other != folder && k.post->text().find(other + "/") != std::string::npos) {
-            keys.insert(other_keys.begin(), other_keys.end());
+            keys.insert(other_keys);
           }
         }
       }
@@ -297,7 +297,17 @@ bool RuleLibrary::has_ruleset(const Ruleset& ruleset) const {
   return config(ruleset.folder() + "/common.yaml") != nullptr;
 }
 
-const std::unordered_set<std::string>& RuleLibrary::keys_with_rules(const Ruleset& ruleset) const {
+void RuleKeys::insert(const std::string& key) {
+  if (key.empty()) return;
+  keys_.insert(key);
+  maybe_[slot(key)] = true;
+}
+
+void RuleKeys::insert(const RuleKeys& other) {
+  for (const auto& k : other.keys_) insert(k);
+}
+
+const RuleKeys& RuleLibrary::keys_with_rules(const Ruleset& ruleset) const {
   auto it = keys_by_folder_.find(ruleset.folder());
   return it == keys_by_folder_.end() ? no_keys_ : it->second;
 }
@@ -377,6 +387,7 @@ std::string division_words(const ConfigFile& config) {
 std::string describe_failed_check(const std::string& key, const Expr& check, Env& env, const ConfigFile& config) {
   const Node& root = check.root();
   std::string where = fmt::format("{} ({})", division_words(config), config.name);
+  env.line_v();  // the message shows what the line holds: convert it
   PyValue value;
   bool has_value = false;
   if (const PyDict* d = env.v.dict()) {
@@ -460,11 +471,12 @@ struct EvalAggregator {
   void add(const LogLine& l) {
     if (error || l.key != "eval_accuracy") return;
     try {
-      const PyDict& v = *l.v.dict();
+      const PyValue& line_v = l.value_dict();
+      const PyDict& v = *line_v.dict();
       const PyValue& metadata = v.at("metadata");
       static const Expr has_metric = Expr::parse("'metric' in v['metadata']");
       Env env;
-      env.v = l.v;
+      env.v = line_v;
       if (!truthy(has_metric.eval(env))) return;
       if (!metadata.dict()) throw PyError("TypeError", "metadata is not a dict");
       auto sc = metadata.dict()->find(field);
@@ -516,6 +528,8 @@ struct Seen {
   bool all_same = true;
   std::vector<std::string> distinct;
   std::size_t distinct_chars = 0;
+  // Scanner shapes (EventView::shape) on which every shape-determined CHECK held.
+  std::vector<std::uint64_t> shapes_held;
 };
 
 // One config applied to the log (an entry of the official queue).
@@ -551,10 +565,22 @@ struct ConfigRun {
     stopped = true;
   }
 
-  void run_checks(const KeyRule& rule, const std::vector<Expr>& checks, const LogLine& line) {
+  // Each check on the line; a failure is a finding. With `seen`, the shape-determined checks
+  // (Expr::shape_determined) are evaluated once per scanner shape: they give the same on
+  // every line of a shape whose v is still its text (no code can have changed it), so once
+  // they all held on one they are skipped on the others.
+  void run_checks(const KeyRule& rule, const std::vector<Expr>& checks, const LogLine& line, Seen* seen = nullptr) {
+    auto unchanged = [&] { return line.pending && line.pending->v.is_none(); };
+    const bool memo = seen && line.shape != 0 && unchanged();
+    const bool known = memo && std::find(seen->shapes_held.begin(), seen->shapes_held.end(), line.shape) !=
+                                   seen->shapes_held.end();
+    bool all_held = true;
     for (const Expr& check : checks) {
+      if (known && check.shape_determined() && unchanged()) continue;
+      bool held = false;
       try {
-        if (!truthy(check.eval(env))) {
+        held = truthy(check.eval(env));
+        if (!held) {
           put(true, line.line, rule_name(*config, rule.name), describe_failed_check(rule.name, check, env, *config),
               rule.name);
         }
@@ -564,6 +590,10 @@ struct ConfigRun {
                         division_words(*config), config->name),
             rule.name);
       }
+      if (!held && check.shape_determined()) all_held = false;
+    }
+    if (memo && !known && all_held && unchanged() && seen->shapes_held.size() < 16) {
+      seen->shapes_held.push_back(line.shape);
     }
   }
 
@@ -613,7 +643,11 @@ struct ConfigRun {
     if (st.count == 2) st.second_line = line.line;
     st.last_line = line.line;
     if (rule->req.kind == Requirement::kExactlyOne) {
-      const PyValue& value = line.v.dict()->at("value");
+      // The value alone (v stays unconverted when nothing else needs it).
+      PyValue value_slot;
+      const bool text_only = line.pending && line.pending->v.is_none();
+      if (text_only) value_slot = from_json_text(line.pending->value);
+      const PyValue& value = text_only ? value_slot : line.value_dict().dict()->at("value");
       if (!st.first_value) {
         st.first_value = value;
       } else if (st.all_same && !py_equal(value, *st.first_value)) {
@@ -627,7 +661,23 @@ struct ConfigRun {
         }
       }
     }
-    env.v = line.v;
+    // v while this line is read: its texts until an expression needs it converted. After
+    // the line only the END record reads v (the last line's), so only a config with one
+    // keeps it converted.
+    struct LineScope {
+      Env& env;
+      bool keep;
+      ~LineScope() {
+        if (keep) env.line_v();
+        env.pending = nullptr;
+      }
+    } scope{env, config->end_pre.has_value() || !config->end_checks.empty()};
+    if (line.pending) {
+      env.pending = line.pending;
+    } else {
+      env.v = line.v;
+      env.pending = nullptr;
+    }
     env.timestamp = line.timestamp;
     env.key = line.key;
     env.lineno = static_cast<std::int64_t>(line.line);
@@ -637,7 +687,7 @@ struct ConfigRun {
     ran[static_cast<std::size_t>(at)] |= static_cast<std::uint8_t>(key_blocks(*rule) & now);
     if (!st.executed) {
       if (rule->pre) run_code(*rule->pre, "PRE", *rule, line);
-      run_checks(*rule, rule->checks, line);
+      run_checks(*rule, rule->checks, line, &st);
       if (rule->post) run_code(*rule->post, "POST", *rule, line);
     }
     if (!rule->first_checks.empty() && !st.first_checked) {
@@ -681,6 +731,10 @@ struct ConfigRun {
       if (cfg.find(rule.name) != &rule) continue;  // replaced by a later record
       const Seen& st = seen[static_cast<std::size_t>(cfg.index_of(rule.name))];
       std::size_t count = st.count;
+      if (count == 1 || rule.req.kind == Requirement::kNone || rule.req.kind == Requirement::kOptional ||
+          (count > 0 && (rule.req.kind == Requirement::kAtLeastOne || rule.req.kind == Requirement::kAtLeastOneOr))) {
+        continue;  // nothing to say (the words below are made only for a finding)
+      }
       std::string where = fmt::format("{} ({})", division_words(cfg), cfg.name);
       std::string rname = rule_name(cfg, rule.name);
       switch (rule.req.kind) {
@@ -774,17 +828,15 @@ class StreamJudge {
  public:
   StreamJudge(const RuleLibrary& library, const Ruleset& ruleset, bool record_blocks)
       : library_(library), record_blocks_(record_blocks) {
-    for (const auto& [name, config] : library.configs()) {
-      if (config.aggregates_eval_accuracy) aggregators_[config.aggregation_field].field = config.aggregation_field;
-    }
     start(ruleset.folder() + "/common.yaml", std::nullopt);
     settle();
   }
 
-  void feed(LogLine line) {
+  // One line, read by every run so far; `line.pending` (when set) lives until this returns.
+  void feed(LogLine& line) {
     for (std::size_t i = 0; i < runs_.size(); ++i) runs_[i]->read(line);
     for (auto& [field, aggregator] : aggregators_) aggregator.add(line);
-    if (buffering_) buffer_.push_back(std::move(line));
+    if (buffering_) keep(line);
     settle();
   }
 
@@ -806,6 +858,13 @@ class StreamJudge {
     r.env.s = make_dict();
     r.env.enqueue_config = [this, index](const std::string& child) { pending_.push_back({child, index}); };
     r.find_enqueue_rules();
+    // An aggregating config starts while the lines so far are kept (a config is only
+    // enqueued while buffering): its aggregator reads them first, then each line as it comes.
+    if (r.config->aggregates_eval_accuracy && !aggregators_.count(r.config->aggregation_field)) {
+      EvalAggregator& aggregator = aggregators_[r.config->aggregation_field];
+      aggregator.field = r.config->aggregation_field;
+      for (const KeptLine& k : buffer_) aggregator.add(k.line);
+    }
     if (r.config->begin) {
       r.begin_ran = true;
       try {
@@ -816,7 +875,7 @@ class StreamJudge {
       }
     }
     // It reads the lines so far (the log from its start, as the official queue has it).
-    for (const LogLine& l : buffer_) r.read(l);
+    for (const KeptLine& k : buffer_) r.read(k.line);
   }
 
   // Starts what was enqueued, then drops the replay buffer once no run can enqueue again.
@@ -831,7 +890,33 @@ class StreamJudge {
     for (const auto& r : runs_) may |= r->may_enqueue() || r->enqueue_at_end;
     if (!may) {
       buffering_ = false;
-      std::vector<LogLine>().swap(buffer_);
+      std::deque<KeptLine>().swap(buffer_);
+    }
+  }
+
+  // A line kept for configs enqueued later: its texts are copied, v converted only if one
+  // of them needs it. Kept in a deque, which never moves them (`text` is pointed to).
+  struct KeptLine {
+    LogLine line;
+    std::string texts;  // value, then metadata
+    LineText text;
+  };
+
+  void keep(const LogLine& line) {
+    KeptLine& k = buffer_.emplace_back();
+    k.line.line = line.line;
+    k.line.timestamp = line.timestamp;
+    k.line.key = line.key;
+    k.line.shape = line.shape;
+    if (line.pending && line.pending->v.is_none()) {
+      k.texts.reserve(line.pending->value.size() + line.pending->metadata.size());
+      k.texts.append(line.pending->value).append(line.pending->metadata);
+      const std::string_view texts = k.texts;
+      k.text.value = texts.substr(0, line.pending->value.size());
+      k.text.metadata = texts.substr(line.pending->value.size());
+      k.line.pending = &k.text;
+    } else {
+      k.line.v = line.value_dict();
     }
   }
 
@@ -839,7 +924,7 @@ class StreamJudge {
   bool record_blocks_ = false;
   std::vector<std::unique_ptr<ConfigRun>> runs_;  // in order of start; runs_[0] is common.yaml
   std::deque<std::pair<std::string, std::size_t>> pending_;
-  std::vector<LogLine> buffer_;
+  std::deque<KeptLine> buffer_;
   bool buffering_ = true;
   std::map<std::string, EvalAggregator> aggregators_;  // by ConfigFile::aggregation_field
 };
@@ -922,17 +1007,15 @@ LogVerdict StreamJudge::finish(bool parse_errors, bool no_events) {
 LogVerdict judge_lines(const RuleLibrary& library, const Ruleset& ruleset, std::vector<LogLine> lines,
                        bool parse_errors, bool no_events, bool record_blocks) {
   StreamJudge judge(library, ruleset, record_blocks);
-  for (auto& l : lines) judge.feed(std::move(l));
+  for (auto& l : lines) judge.feed(l);
   return judge.finish(parse_errors, no_events);
 }
 
 LogReader::LogReader(const RuleLibrary& library, const Ruleset& ruleset, bool record_blocks)
-    : library_(library), ruleset_(ruleset), judge_(std::make_unique<StreamJudge>(library, ruleset, record_blocks)) {
-  for (const auto& k : library.keys_with_rules(ruleset)) {
-    keys_.insert(k);
-    if (!k.empty()) maybe_[filter_slot(k)] = true;
-  }
-}
+    : library_(library),
+      ruleset_(ruleset),
+      keys_(&library.keys_with_rules(ruleset)),
+      judge_(std::make_unique<StreamJudge>(library, ruleset, record_blocks)) {}
 
 LogReader::~LogReader() = default;
 LogReader::LogReader(LogReader&&) noexcept = default;
@@ -951,15 +1034,17 @@ void LogReader::add_event(const EventView& view, std::string_view line_text, std
     return;
   }
   if (!wanted || stopped_) return;  // after a stop only parse errors are still reported
-  LogLine l;
+  // v is converted only when a config's code needs it (LineText).
+  LineText text{view.value, view.metadata, {}};
+  LogLine& l = line_;  // reused: its key keeps its capacity
   l.line = view.line;
   l.timestamp = view.time_ms;
-  l.key = std::string(view.key);
-  l.v = make_dict();
-  l.v.dict()->reserve(2);
-  (*l.v.dict())["value"] = from_json_text(view.value);
-  (*l.v.dict())["metadata"] = from_json_text(view.metadata);
-  judge_->feed(std::move(l));
+  l.key.assign(view.key);
+  l.v = PyValue();
+  l.pending = &text;
+  l.shape = view.shape;
+  judge_->feed(l);
+  l.pending = nullptr;
 }
 
 void LogReader::add_event(std::string_view key, double time_ms, std::uint64_t line, std::string_view payload) {
@@ -986,7 +1071,7 @@ void LogReader::add_event(std::string_view key, double time_ms, std::uint64_t li
   l.v = make_dict();
   (*l.v.dict())["value"] = from_json(doc["value"]);
   (*l.v.dict())["metadata"] = from_json(doc["metadata"]);
-  judge_->feed(std::move(l));
+  judge_->feed(l);
 }
 
 void LogReader::add_parse_error(std::uint64_t line, const std::string& message) {

@@ -626,6 +626,7 @@ bool is_string(std::string_view raw) { return !raw.empty() && raw[0] == '"'; }
 // The checks of to_event on the members found (time_ms a number, key a string; here also
 // no escapes in key, event_type and namespace), then the view. False when unsure.
 bool fields_to_view(const Fields& f, EventView& view) {
+  view.shape = 0;
   if (!starts_number(f.time) || !is_string(f.key) || f.key_escaped) return false;
   if ((is_string(f.type) && f.type_escaped) || (is_string(f.name_space) && f.name_space_escaped)) return false;
   view.key = f.key.substr(1, f.key.size() - 2);
@@ -712,6 +713,7 @@ struct Shape {
   bool type_is_string = false, name_space_is_string = false, has_value = false, metadata_is_object = false;
   std::string key_text;      // the key between its quotes, to pass over shapes of other keys
   std::uint8_t next = 0xFF;  // the shape of the line that followed last time (0xFF: none)
+  std::uint64_t id = 0;      // EventView::shape: never reused by its scanner
 };
 
 }  // namespace
@@ -733,6 +735,7 @@ struct MllogScanner::State {
   std::uint64_t misses = 0;
   std::uint64_t skipped = 0;
   std::uint64_t total_matches = 0;  // never reset
+  std::uint64_t shapes_made = 0;    // the last Shape::id given
 
   Shape::Mark mark(const char* payload, const char* at) const {
     Shape::Mark m;
@@ -828,6 +831,7 @@ bool MllogScanner::State::match(const Shape& shape, const char* begin, const cha
   }
   view.value = shape.has_value ? span(shape.value) : std::string_view();
   view.metadata = shape.metadata_is_object ? span(shape.metadata) : std::string_view();
+  view.shape = shape.id;
   return true;
 }
 
@@ -894,6 +898,7 @@ void MllogScanner::State::remember(const Fields& f, const char* begin, const cha
   if (last == index) last = 0xFF;
   Shape& shape = shapes[index];
   shape.next = 0xFF;
+  shape.id = ++shapes_made;
   shape.literal.clear();
   shape.cuts.clear();
   const char* at = begin;

@@ -121,12 +121,39 @@ struct PySyntaxError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The current line's v = {'value': …, 'metadata': …} before it is converted: the JSON texts
+/// of its value and metadata, as the MLLOG scanner validated them (metadata an object). Most
+/// checks on the frequent lines (block, eval, cache_clear, init) read only `s`, `ll`, whether
+/// metadata has a member, or one scalar member; eval answers `'name' in v`, `'name' in
+/// v['metadata']` (and `not in`), and v['value'] or v['metadata']['name'] when that is a number,
+/// string, bool or null, straight from the text, and converts v (once, into `v`, shared by every
+/// config reading the line) the first time an expression needs more. The texts must be those
+/// of an EventView of kEvent (mllog.h), where no member name is escaped.
+struct LineText {
+  std::string_view value;     ///< JSON text of the value
+  std::string_view metadata;  ///< JSON text of the metadata object
+  PyValue v;                  ///< v once converted (None until then)
+  /// v, converted from the texts on first use.
+  const PyValue& converted();
+};
+
 /// The names an expression sees: `s` (the config's state dict), `v` (the line's
 /// {'value', 'metadata'}), `ll` (the line: timestamp, key, lineno, value) and the hook
 /// behind enqueue_config(name).
 struct Env {
   PyValue s;
   PyValue v;
+  /// The current line's texts while its v is not converted (see LineText); nullptr when `v`
+  /// holds the line. Must outlive the evaluation; line_v() converts and clears it.
+  LineText* pending = nullptr;
+  /// `v`, converted from `pending` first when that is set.
+  const PyValue& line_v() {
+    if (pending) {
+      v = pending->converted();
+      pending = nullptr;
+    }
+    return v;
+  }
   double timestamp = 0;   ///< ll.timestamp, float(time_ms)
   std::string key;        ///< ll.key
   std::int64_t lineno = 0;  ///< ll.lineno
@@ -146,10 +173,15 @@ class Expr {
   const std::string& text() const { return text_; }
   /// The top node (for describing a check in words).
   const Node& root() const { return *root_; }
+  /// True when its value depends only on constants and on which members v and v['metadata']
+  /// have (`'x' in v['metadata']` and the like, combined by operators): the same for every
+  /// line of one scanner shape (EventView::shape) while the line's v is unchanged.
+  bool shape_determined() const { return shape_determined_; }
 
  private:
   std::string text_;
   std::shared_ptr<const Node> root_;
+  bool shape_determined_ = false;
 };
 
 struct Stmt;
@@ -179,6 +211,11 @@ struct Node {
   std::string name;                 ///< kName, kAttribute (attribute), kUnary/kBinary (operator)
   std::vector<std::string> ops;     ///< kCompare: the operators between kids
   std::vector<std::shared_ptr<const Node>> kids;
+  /// Resolved when parsed, so evaluation compares no strings: kName which name, kUnary and
+  /// kBinary the operator, kAttribute the ll./math. member, kSubscript and kCompare the
+  /// shapes a LineText answers (v['value'], v['metadata'], `'x' in v['metadata']`).
+  std::uint8_t code = 0;
+  std::vector<std::uint8_t> op_codes;  ///< kCompare: `ops` resolved
 };
 
 struct Stmt {
@@ -187,6 +224,7 @@ struct Stmt {
   std::shared_ptr<const Node> target;  ///< kAssign/kAugAssign
   std::shared_ptr<const Node> value;   ///< the expression (kIf: the condition)
   std::string op;                      ///< kAugAssign: "+", "-", "*", "/"
+  std::uint8_t op_code = 0;            ///< kAugAssign: `op` resolved
   std::vector<Stmt> body;              ///< kIf
 };
 

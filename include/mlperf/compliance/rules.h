@@ -21,6 +21,7 @@
 // raises, an MLLOG line without value or metadata, a config that does not exist) the log is
 // non-compliant and the finding says so.
 
+#include <bitset>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -104,6 +105,31 @@ struct ConfigFile {
   std::unordered_map<std::string, int, Hash, std::equal_to<>> index_;
 };
 
+/// The MLLOG keys some config of a rule folder has a rule for, with a quick first test
+/// (most lines, tracked_stats, have none).
+class RuleKeys {
+ public:
+  void insert(const std::string& key);
+  void insert(const RuleKeys& other);
+  /// True when `key` is one of them.
+  bool contains(std::string_view key) const {
+    return !key.empty() && maybe_[slot(key)] && keys_.find(key) != keys_.end();
+  }
+  std::size_t size() const { return keys_.size(); }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  static std::size_t slot(std::string_view key) {
+    return (key.size() * 31 + static_cast<unsigned char>(key[0]) + 7u * static_cast<unsigned char>(key[key.size() / 2]) +
+            13u * static_cast<unsigned char>(key.back())) & 1023u;
+  }
+  std::unordered_set<std::string, Hash, std::equal_to<>> keys_;
+  std::bitset<1024> maybe_;
+};
+
 /// Every config file of the shipped rule folders (configs/compliance/training_X.Y.Z/ and
 /// hpc_X.Y.Z/).
 class RuleLibrary {
@@ -122,7 +148,7 @@ class RuleLibrary {
   bool has_ruleset(const Ruleset& ruleset) const;
   /// Every MLLOG key some config that a ruleset can reach has a rule for (a log's lines of
   /// other keys need no value).
-  const std::unordered_set<std::string>& keys_with_rules(const Ruleset& ruleset) const;
+  const RuleKeys& keys_with_rules(const Ruleset& ruleset) const;
   /// The folders found, e.g. {"training_4.0.0", …}.
   std::vector<std::string> folders() const;
   /// All config files, by name.
@@ -131,8 +157,8 @@ class RuleLibrary {
  private:
   static RuleLibrary load_files(const std::vector<std::filesystem::path>& files);
   std::map<std::string, ConfigFile, std::less<>> configs_;
-  std::map<std::string, std::unordered_set<std::string>> keys_by_folder_;
-  std::unordered_set<std::string> no_keys_;
+  std::map<std::string, RuleKeys, std::less<>> keys_by_folder_;
+  RuleKeys no_keys_;
 };
 
 /// Parses one config file's YAML text; `name` is how enqueue_config names it. Throws
@@ -164,7 +190,14 @@ struct LogLine {
   std::uint64_t line = 0;  ///< 1-based line in the file
   double timestamp = 0;    ///< float(time_ms)
   std::string key;
-  PyValue v;               ///< {'value': …, 'metadata': …}
+  PyValue v;               ///< {'value': …, 'metadata': …}; None while `pending` holds it
+  /// Set while v is not converted yet: the line's JSON texts (LogReader sets it for the
+  /// duration of one line; a kept line is converted first).
+  LineText* pending = nullptr;
+  /// EventView::shape of the line (0: none): lines of one shape differ only in numbers.
+  std::uint64_t shape = 0;
+  /// v, converted first when `pending` is set.
+  const PyValue& value_dict() const { return pending ? pending->converted() : v; }
 };
 
 class StreamJudge;  // the configs of the official queue reading one log (rules.cc)
@@ -183,9 +216,7 @@ class LogReader {
   LogReader(LogReader&&) noexcept;
 
   /// True when lines of `key` are kept (some config has a rule for the key).
-  bool wants(std::string_view key) const {
-    return !key.empty() && maybe_[filter_slot(key)] && keys_.count(key) > 0;
-  }
+  bool wants(std::string_view key) const { return keys_->contains(key); }
   /// A line the fast scanner read (scan_mllog_line gave kEvent, so `line_text` holds one
   /// MLLOG token, at `token_at`): only the lines of keys with rules are converted, straight
   /// from the view's JSON text.
@@ -202,13 +233,8 @@ class LogReader {
  private:
   const RuleLibrary& library_;
   Ruleset ruleset_;
-  std::unordered_set<std::string_view> keys_;  // views into the library's key names
-  // A cheap first test for wants(): most lines (tracked_stats) have no rule.
-  static std::size_t filter_slot(std::string_view key) {
-    return (key.size() * 31 + static_cast<unsigned char>(key[0]) + 7u * static_cast<unsigned char>(key[key.size() / 2]) +
-            13u * static_cast<unsigned char>(key.back())) & 1023u;
-  }
-  std::vector<bool> maybe_ = std::vector<bool>(1024);
+  const RuleKeys* keys_;  // the library's, for the ruleset
+  LogLine line_;          // the line being read (add_event)
   std::unique_ptr<StreamJudge> judge_;  // the configs, reading the kept lines as they come
   std::uint64_t events_ = 0;
   std::vector<RuleFinding> early_;  // parse errors and lines the official parser stops on

@@ -63,6 +63,9 @@ struct EventView {
   std::string_view value;         ///< JSON text of value; "" when absent (Event: null)
   std::string_view metadata;      ///< JSON text of metadata when an object, else ""
   std::uint64_t line = 0;         ///< 1-based line number in its file (set by the caller)
+  /// MllogScanner only: the remembered shape the line matched (lines of one shape, read by
+  /// one scanner, have the same bytes but for their numbers); 0 when it matched none.
+  std::uint64_t shape = 0;
 };
 
 /// What scan_mllog_line made of a line.
