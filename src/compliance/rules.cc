@@ -731,7 +731,7 @@ struct ConfigRun {
       if (cfg.find(rule.name) != &rule) continue;  // replaced by a later record
       const Seen& st = seen[static_cast<std::size_t>(cfg.index_of(rule.name))];
       std::size_t count = st.count;
-      if (count == 1 || rule.req.kind == Requirement::kNone || rule.req.kind == Requirement::kOptional ||
+      if ((count == 1 && rule.req.kind == Requirement::kExactlyOne) || rule.req.kind == Requirement::kNone || rule.req.kind == Requirement::kOptional ||
           (count > 0 && (rule.req.kind == Requirement::kAtLeastOne || rule.req.kind == Requirement::kAtLeastOneOr))) {
         continue;  // nothing to say (the words below are made only for a finding)
       }

@@ -120,6 +120,60 @@ TEST(PyExpr, ValuesFromJsonKeepIntAndFloatApart) {
 
 // Every CHECK, FIRST_CHECK, ATLEAST_ONE_CHECK, PRE, POST and BEGIN of every shipped config is
 // in the subset: RuleLibrary::load parses them all and throws otherwise.
+// A line's v given as its JSON text (LineText): the checks that read members or scalars are
+// answered from the text, give what the converted v gives, and leave v unconverted; anything
+// else converts it once.
+TEST(PyExpr, LineTextAnswersAsTheConvertedLine) {
+  const std::string value = "0.75";
+  const std::string metadata = R"({"file": "a.py", "epoch_num": 3, "epoch_num": 4, "lr": [1, 2], "name": "x"})";
+  const std::vector<std::string> exprs = {
+      "'epoch_num' in v['metadata']", "'samples_count' in v['metadata']", "'samples_count' not in v['metadata']",
+      "('epoch_num' in v['metadata']) | ('samples_count' in v['metadata'])", "'value' in v", "'other' in v",
+      "v['value'] > 0.5", "v['value']", "v['metadata']['epoch_num']", "v['metadata']['name'] == 'x'",
+      "v['metadata']['epoch_num'] > 0 if 'epoch_num' in v['metadata'] else True", "v['metadata']['lr']",
+      "len(v['metadata'])", "ll.value['value']"};
+  const std::vector<std::string> unconverted = {exprs.begin(), exprs.begin() + 11};
+  for (const auto& text : exprs) {
+    Env converted;
+    converted.v = from_json(nlohmann::json::parse(R"({"value": )" + value + R"(, "metadata": )" + metadata + "}"));
+    LineText line{value, metadata, {}};
+    Env lazy;
+    lazy.pending = &line;
+    EXPECT_EQ(repr(eval(text, lazy)), repr(eval(text, converted))) << text;
+    const bool kept = std::find(unconverted.begin(), unconverted.end(), text) != unconverted.end();
+    EXPECT_EQ(line.v.is_none(), kept) << text;
+  }
+  // A missing member raises as Python does, from the text too.
+  LineText line{value, metadata, {}};
+  Env lazy;
+  lazy.pending = &line;
+  try {
+    eval("v['metadata']['samples_count']", lazy);
+    ADD_FAILURE() << "no KeyError";
+  } catch (const PyError& e) {
+    EXPECT_EQ(e.type, "KeyError");
+  }
+  // A value that is a dict is the line's own object, shared once converted.
+  LineText dict_line{R"({"a": 1})", "{}", {}};
+  Env a, b;
+  a.pending = b.pending = &dict_line;
+  eval("v['value']", a);
+  EXPECT_FALSE(dict_line.v.is_none());
+  EXPECT_EQ(a.line_v().dict(), b.line_v().dict());
+}
+
+TEST(PyExpr, ShapeDeterminedChecksReadOnlyConstantsAndMembers) {
+  EXPECT_TRUE(Expr::parse("('epoch_num' in v['metadata']) | ('samples_count' in v['metadata'])").shape_determined());
+  EXPECT_TRUE(Expr::parse("'first_epoch_num' in v['metadata'] if 'epoch_count' in v['metadata'] else True").shape_determined());
+  EXPECT_TRUE(Expr::parse("'value' in v").shape_determined());
+  EXPECT_TRUE(Expr::parse("not ('x' not in v['metadata'])").shape_determined());
+  EXPECT_FALSE(Expr::parse("v['value'] > 0").shape_determined());
+  EXPECT_FALSE(Expr::parse("s['run_started']").shape_determined());
+  EXPECT_FALSE(Expr::parse("'x' in s").shape_determined());
+  EXPECT_FALSE(Expr::parse("len(v['metadata']) > 0").shape_determined());
+  EXPECT_FALSE(Expr::parse("ll.timestamp > 0 and 'x' in v['metadata']").shape_determined());
+}
+
 TEST(PyExpr, EveryShippedConfigParses) {
   RuleLibrary library = RuleLibrary::load(source_dir() / "configs/compliance");
   std::size_t keys = 0, checks = 0, code = 0;

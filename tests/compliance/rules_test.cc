@@ -43,6 +43,24 @@ class RulesTest : public ::testing::Test {
     return reader.finish();
   }
 
+  // As judge, with the lines read as read_run reads them: through one MllogScanner (which
+  // learns their shapes), v given to the configs as text (LineText).
+  LogVerdict judge_scanned(const std::vector<std::string>& payloads) {
+    library = RuleLibrary::load(tmp.path());
+    LogReader reader(library, rs("9.9.9"));
+    MllogScanner scanner;
+    EventView view;
+    std::uint64_t line = 0;
+    for (const auto& p : payloads) {
+      ++line;
+      const std::string text = ":::MLLOG " + p;
+      EXPECT_EQ(scanner.scan(text, view, 0), ScanKind::kEvent) << p;
+      view.line = line;
+      reader.add_event(view, text, 0);
+    }
+    return reader.finish();
+  }
+
   static std::string ev(const std::string& key, const std::string& value, const std::string& metadata = "{}",
                         long long time_ms = 1000) {
     return fmt::format(R"({{"time_ms": {}, "key": "{}", "value": {}, "metadata": {}}})", time_ms, key, value, metadata);
@@ -303,6 +321,56 @@ TEST_F(RulesTest, LineReadingParseErrorsRepeatsAndMissingFields) {
   v = judge({});
   EXPECT_FALSE(v.compliant);
   EXPECT_EQ(v.findings.at(0).rule, "mlp_parser");
+}
+
+// Lines read as scoring reads them (scanned, v as text, member tests once per shape) are
+// judged as the converted lines are: a check that fails on a later line of a known shape,
+// or on a shape where it failed before, is still a finding of that line.
+TEST_F(RulesTest, ScannedLinesAreJudgedAsConvertedOnes) {
+  config("common", R"yaml(
+- BEGIN:
+    CODE: " s['n'] = 0 "
+- KEY:
+    NAME: block_start
+    REQ: AT_LEAST_ONE
+    CHECK:
+        - "('epoch_count' in v['metadata']) | ('samples_count' in v['metadata'])"
+        - "'first_epoch_num' in v['metadata'] if 'epoch_count' in v['metadata'] else True"
+        - "v['metadata']['epoch_count'] > 0 if 'epoch_count' in v['metadata'] else True"
+    POST: " s['n'] += 1 "
+- KEY:
+    NAME: eval_accuracy
+    REQ: AT_LEAST_ONE
+    CHECK: "'epoch_num' in v['metadata']"
+    ATLEAST_ONE_CHECK: "v['value'] > 0.5 and s['n'] > 0"
+- KEY:
+    NAME: run_stop
+    REQ: EXACTLY_ONE
+    CHECK: "v['metadata']['status'] == 'success'"
+)yaml");
+  const std::vector<std::string> lines = {
+      // (members in sorted order: the full parser's dicts are sorted, Python's and the
+      // scanner's are in text order, and the messages show them)
+      ev("block_start", "null", R"({"epoch_count": 1, "first_epoch_num": 0})"),
+      ev("block_start", "null", R"({"epoch_count": 1, "first_epoch_num": 1})"),
+      ev("block_start", "null", R"({"epoch_count": 0, "first_epoch_num": 2})"),  // 3: epoch_count > 0
+      ev("eval_accuracy", "0.25", R"({"epoch_num": 1})"),
+      ev("eval_accuracy", "0.75", R"({"epoch_num": 2})"),
+      ev("block_start", "null", R"({"samples_count": 5})"),
+      ev("block_start", "null", R"({"other": 1})"),  // 7: neither member
+      ev("block_start", "null", R"({"other": 2})"),  // 8: the same shape, failing again
+      ev("block_start", "null", R"({"epoch_count": 3})"),  // 9: no first_epoch_num
+      ev("eval_accuracy", "0.75", R"({"step": 2})"),  // 10: no epoch_num
+      ev("block_start", "null", R"({"epoch_count": [1], "first_epoch_num": 3})"),  // 11: list > int raises
+      ev("run_stop", "null", R"({"status": "aborted"})"),  // 12
+  };
+  const LogVerdict scanned = judge_scanned(lines);
+  const LogVerdict parsed = judge(lines);
+  EXPECT_EQ(messages(scanned), messages(parsed));
+  EXPECT_FALSE(scanned.compliant);
+  std::vector<std::uint64_t> at;
+  for (const auto& f : scanned.findings) at.push_back(f.line);
+  EXPECT_EQ(at, (std::vector<std::uint64_t>{3, 7, 8, 9, 10, 11, 12}));
 }
 
 TEST_F(RulesTest, StableDiffusionEvalLinesAggregatePerSamplesCount) {

@@ -210,6 +210,31 @@ TEST(MllogScanner, AKnownShapeWithOtherTextIsNotMatched) {
   expect_unsure(base.substr(0, base.size() - 1), {base});
 }
 
+// EventView::shape names the remembered shape a line matched: lines that differ only in
+// their numbers share it, another text never does, and a line no shape matched has none.
+TEST(MllogScanner, LinesOfOneShapeShareItsIdAndOthersDoNot) {
+  const std::string first = R"(:::MLLOG {"time_ms": 1, "key": "block_start", "value": null, "metadata": {"first_epoch_num": 0, "epoch_count": 1}})";
+  const std::string numbers = R"(:::MLLOG {"time_ms": 25, "key": "block_start", "value": null, "metadata": {"first_epoch_num": 3.5, "epoch_count": -2}})";
+  const std::string members = R"(:::MLLOG {"time_ms": 1, "key": "block_start", "value": null, "metadata": {"samples_count": 0, "epoch_count": 1}})";
+  MllogScanner scanner;
+  EventView v;
+  ASSERT_EQ(scanner.scan(first, v), ScanKind::kEvent);
+  EXPECT_EQ(v.shape, 0u);  // read by the full scan; its shape is remembered now
+  ASSERT_EQ(scanner.scan(numbers, v), ScanKind::kEvent);
+  const std::uint64_t shape = v.shape;
+  EXPECT_NE(shape, 0u);
+  ASSERT_EQ(scanner.scan(first, v), ScanKind::kEvent);
+  EXPECT_EQ(v.shape, shape);
+  ASSERT_EQ(scanner.scan(members, v), ScanKind::kEvent);
+  EXPECT_EQ(v.shape, 0u);
+  ASSERT_EQ(scanner.scan(members, v), ScanKind::kEvent);
+  EXPECT_NE(v.shape, 0u);
+  EXPECT_NE(v.shape, shape);
+  // The one-line scan remembers nothing.
+  ASSERT_EQ(scan_mllog_line(numbers, v), ScanKind::kEvent);
+  EXPECT_EQ(v.shape, 0u);
+}
+
 TEST(MllogScanner, CyclesOfManyShapesAllMatch) {
   // 12 keys repeating in a cycle (as eval and block lines do): after the first round every
   // line is read through its shape, and every event is right.
