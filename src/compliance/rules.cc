@@ -267,9 +267,17 @@ RuleLibrary RuleLibrary::load_files(const std::vector<fs::path>& files) {
     std::string name = folder + "/" + path.filename().string();
     ConfigFile config = parse_config(text.str(), name);
     auto& keys = lib.keys_by_folder_[folder];
-    for (const auto& k : config.keys) keys.insert(k.name);
-    if (config.aggregates_eval_accuracy) keys.insert("eval_accuracy");
+    auto id_of = [&](const std::string& key) {
+      return lib.key_ids_.try_emplace(key, static_cast<int>(lib.key_ids_.size())).first->second;
+    };
+    for (const auto& k : config.keys) keys.insert(k.name, id_of(k.name));
+    if (config.aggregates_eval_accuracy) keys.insert("eval_accuracy", id_of("eval_accuracy"));
     lib.configs_.emplace(name, std::move(config));
+  }
+  // Each config's rules by key id: a line's key is looked up once, not once per config.
+  for (auto& [name, config] : lib.configs_) {
+    config.index_by_id_.assign(lib.key_ids_.size(), -1);
+    for (const auto& [key, id] : lib.key_ids_) config.index_by_id_[static_cast<std::size_t>(id)] = config.index_of(key);
   }
   // A folder's configs may enqueue another folder's (4.0.0 closed_resnet → 3.1.0): its keys count too.
   for (auto& [folder, keys] : lib.keys_by_folder_) {
@@ -297,14 +305,14 @@ bool RuleLibrary::has_ruleset(const Ruleset& ruleset) const {
   return config(ruleset.folder() + "/common.yaml") != nullptr;
 }
 
-void RuleKeys::insert(const std::string& key) {
+void RuleKeys::insert(const std::string& key, int id) {
   if (key.empty()) return;
-  keys_.insert(key);
+  keys_.emplace(key, id);
   maybe_[slot(key)] = true;
 }
 
 void RuleKeys::insert(const RuleKeys& other) {
-  for (const auto& k : other.keys_) insert(k);
+  for (const auto& [key, id] : other.keys_) insert(key, id);
 }
 
 const RuleKeys& RuleLibrary::keys_with_rules(const Ruleset& ruleset) const {
@@ -635,7 +643,7 @@ struct ConfigRun {
 
   void read(const LogLine& line) {
     if (!config || stopped) return;
-    int at = config->index_of(line.key);
+    int at = line.key_id >= 0 ? config->index_of(line.key_id) : config->index_of(line.key);
     if (at < 0) return;
     const KeyRule* rule = &config->keys[static_cast<std::size_t>(at)];
     Seen& st = seen[static_cast<std::size_t>(at)];
@@ -908,6 +916,7 @@ class StreamJudge {
     k.line.timestamp = line.timestamp;
     k.line.key = line.key;
     k.line.shape = line.shape;
+    k.line.key_id = line.key_id;
     if (line.pending && line.pending->v.is_none()) {
       k.texts.reserve(line.pending->value.size() + line.pending->metadata.size());
       k.texts.append(line.pending->value).append(line.pending->metadata);
@@ -1026,14 +1035,14 @@ constexpr std::string_view kMissingField = "MLLOG line without {}; the official 
 
 void LogReader::add_event(const EventView& view, std::string_view line_text, std::size_t token_at) {
   ++events_;
-  bool wanted = wants(view.key);
   if (view.value.empty() || view.metadata.empty()) {
     // value absent, or metadata absent or not an object: the full payload decides.
     add_event(view.key, view.time_ms, view.line, line_text.substr(token_at + kMllogToken.size()));
     --events_;
     return;
   }
-  if (!wanted || stopped_) return;  // after a stop only parse errors are still reported
+  const int key_id = keys_->id(view.key);
+  if (key_id < 0 || stopped_) return;  // after a stop only parse errors are still reported
   // v is converted only when a config's code needs it (LineText).
   LineText text{view.value, view.metadata, {}};
   LogLine& l = line_;  // reused: its key keeps its capacity
@@ -1043,6 +1052,7 @@ void LogReader::add_event(const EventView& view, std::string_view line_text, std
   l.v = PyValue();
   l.pending = &text;
   l.shape = view.shape;
+  l.key_id = key_id;
   judge_->feed(l);
   l.pending = nullptr;
 }
@@ -1063,8 +1073,10 @@ void LogReader::add_event(std::string_view key, double time_ms, std::uint64_t li
     }
     return;
   }
-  if (!wants(key) || stopped_) return;
+  const int key_id = keys_->id(key);
+  if (key_id < 0 || stopped_) return;
   LogLine l;
+  l.key_id = key_id;
   l.line = line;
   l.timestamp = time_ms;
   l.key = std::string(key);

@@ -86,6 +86,10 @@ struct ConfigFile {
   const KeyRule* find(std::string_view key) const;
   /// Its position in `keys`, or -1.
   int index_of(std::string_view key) const;
+  /// The same for a key given by its RuleLibrary id (RuleKeys::id; -1 gives -1).
+  int index_of(int key_id) const {
+    return key_id >= 0 && static_cast<std::size_t>(key_id) < index_by_id_.size() ? index_by_id_[key_id] : -1;
+  }
 
   /// Builds the lookup find/index_of use; parse_config calls it.
   void build_index();
@@ -103,18 +107,25 @@ struct ConfigFile {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::unordered_map<std::string, int, Hash, std::equal_to<>> index_;
+  std::vector<int> index_by_id_;  // index_of by key id, filled by RuleLibrary
+  friend class RuleLibrary;
 };
 
 /// The MLLOG keys some config of a rule folder has a rule for, with a quick first test
 /// (most lines, tracked_stats, have none).
 class RuleKeys {
  public:
-  void insert(const std::string& key);
+  /// Adds `key` with its id in the library (every config's rule for the key has that id).
+  void insert(const std::string& key, int id);
   void insert(const RuleKeys& other);
-  /// True when `key` is one of them.
-  bool contains(std::string_view key) const {
-    return !key.empty() && maybe_[slot(key)] && keys_.find(key) != keys_.end();
+  /// The library's id of `key` when it is one of them, else -1.
+  int id(std::string_view key) const {
+    if (key.empty() || !maybe_[slot(key)]) return -1;
+    auto it = keys_.find(key);
+    return it == keys_.end() ? -1 : it->second;
   }
+  /// True when `key` is one of them.
+  bool contains(std::string_view key) const { return id(key) >= 0; }
   std::size_t size() const { return keys_.size(); }
 
  private:
@@ -126,7 +137,7 @@ class RuleKeys {
     return (key.size() * 31 + static_cast<unsigned char>(key[0]) + 7u * static_cast<unsigned char>(key[key.size() / 2]) +
             13u * static_cast<unsigned char>(key.back())) & 1023u;
   }
-  std::unordered_set<std::string, Hash, std::equal_to<>> keys_;
+  std::unordered_map<std::string, int, Hash, std::equal_to<>> keys_;
   std::bitset<1024> maybe_;
 };
 
@@ -158,6 +169,7 @@ class RuleLibrary {
   static RuleLibrary load_files(const std::vector<std::filesystem::path>& files);
   std::map<std::string, ConfigFile, std::less<>> configs_;
   std::map<std::string, RuleKeys, std::less<>> keys_by_folder_;
+  std::unordered_map<std::string, int> key_ids_;  // every key some config rules on, numbered
   RuleKeys no_keys_;
 };
 
@@ -196,6 +208,9 @@ struct LogLine {
   LineText* pending = nullptr;
   /// EventView::shape of the line (0: none): lines of one shape differ only in numbers.
   std::uint64_t shape = 0;
+  /// The key's id in the rule library (RuleKeys::id), -1 when not known: the configs then
+  /// look the key up by name.
+  int key_id = -1;
   /// v, converted first when `pending` is set.
   const PyValue& value_dict() const { return pending ? pending->converted() : v; }
 };
