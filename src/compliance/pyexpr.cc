@@ -1130,8 +1130,7 @@ PyValue call(const Node& node, Env& env) {
     return PyValue(std::fabs(to_float_arg(args[0], "abs")));
   }
   if (name == "min" || name == "max") {
-    std::vector<PyValue> items = args;
-    if (args.size() == 1 && args[0].list()) items = *args[0].list();
+    const std::vector<PyValue>& items = args.size() == 1 && args[0].list() ? *args[0].list() : args;
     if (items.empty()) throw PyError("ValueError", name + "() arg is an empty sequence");
     PyValue best = items[0];
     for (std::size_t i = 1; i < items.size(); ++i) {

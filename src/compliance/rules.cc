@@ -1041,7 +1041,7 @@ void LogReader::add_event(const EventView& view, std::string_view line_text, std
     --events_;
     return;
   }
-  const int key_id = keys_->id(view.key);
+  const int key_id = this->key_id(view.key);
   if (key_id < 0 || stopped_) return;  // after a stop only parse errors are still reported
   // v is converted only when a config's code needs it (LineText).
   LineText text{view.value, view.metadata, {}};

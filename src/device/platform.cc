@@ -30,11 +30,26 @@ nlohmann::json read_json(const std::filesystem::path& file, const char* what) {
   }
 }
 
-// Whether `needle` (upper case) occurs in `haystack` (upper case) ending a word: followed by
+// Where `needle`, in any case, occurs in `haystack` (upper case) at or after `from`; npos
+// when it does not (an empty needle occurs at `from`, as std::string::find has it).
+std::size_t find_upper(std::string_view haystack, std::string_view needle, std::size_t from = 0) {
+  for (std::size_t at = from; at + needle.size() <= haystack.size(); ++at) {
+    std::size_t j = 0;
+    while (j < needle.size() &&
+           static_cast<unsigned char>(haystack[at + j]) == std::toupper(static_cast<unsigned char>(needle[j]))) {
+      ++j;
+    }
+    if (j == needle.size()) return at;
+  }
+  return std::string_view::npos;
+}
+
+// Whether `needle`, in any case, occurs in `haystack` (upper case) ending a word: followed by
 // the end of the text or by a character that is neither a letter nor a digit.
-bool contains_word_end(const std::string& haystack, const std::string& needle) {
+bool contains_word_end(std::string_view haystack, std::string_view needle) {
   if (needle.empty()) return false;
-  for (std::size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) {
+  for (std::size_t at = find_upper(haystack, needle); at != std::string_view::npos;
+       at = find_upper(haystack, needle, at + 1)) {
     std::size_t end = at + needle.size();
     if (end == haystack.size() || !std::isalnum(static_cast<unsigned char>(haystack[end]))) return true;
   }
@@ -48,20 +63,20 @@ const PlatformInfo* PlatformTable::match(std::string_view text) const {
   const PlatformInfo* best = nullptr;
   std::size_t best_length = 0;
   for (const auto& p : platforms) {
-    if (haystack.find(upper(p.name)) != std::string::npos && (best == nullptr || p.name.size() > best_length)) {
+    if (find_upper(haystack, p.name) != std::string_view::npos && (best == nullptr || p.name.size() > best_length)) {
       best = &p;
       best_length = p.name.size();
     }
   }
   for (const auto& g : nvidia_gpus) {
-    std::vector<std::string> spellings = g.aliases;
-    spellings.push_back(g.platform.name);
-    for (const auto& spelling : spellings) {
-      if (contains_word_end(haystack, upper(spelling)) && (best == nullptr || spelling.size() > best_length)) {
+    auto consider = [&](const std::string& spelling) {
+      if (contains_word_end(haystack, spelling) && (best == nullptr || spelling.size() > best_length)) {
         best = &g.platform;
         best_length = spelling.size();
       }
-    }
+    };
+    for (const auto& alias : g.aliases) consider(alias);  // the aliases first, then the name, as before
+    consider(g.platform.name);
   }
   return best;
 }

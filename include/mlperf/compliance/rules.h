@@ -250,6 +250,13 @@ class LogReader {
   Ruleset ruleset_;
   const RuleKeys* keys_;  // the library's, for the ruleset
   LogLine line_;          // the line being read (add_event)
+  // The key of the previous event and its id: runs of one key (tracked_stats) look it up once.
+  std::string last_key_;
+  int last_key_id_ = -1;
+  int key_id(std::string_view key) {
+    if (key != last_key_) last_key_.assign(key), last_key_id_ = keys_->id(key);
+    return last_key_id_;
+  }
   std::unique_ptr<StreamJudge> judge_;  // the configs, reading the kept lines as they come
   std::uint64_t events_ = 0;
   std::vector<RuleFinding> early_;  // parse errors and lines the official parser stops on
