@@ -403,6 +403,45 @@ TEST_F(RulesTest, StableDiffusionEvalLinesAggregatePerSamplesCount) {
             "v['value'] = {'samples_count': 1000, 'FID': 95.0}");
 }
 
+// An aggregating config enqueued after some eval_accuracy lines still aggregates them (its
+// aggregator reads the lines kept so far first), read through the scanner or parsed alike.
+TEST_F(RulesTest, ALateAggregatingConfigAggregatesTheLinesBeforeIt) {
+  config("common", R"yaml(
+- KEY:
+    NAME: submission_benchmark
+    REQ: EXACTLY_ONE
+    POST: " enqueue_config('training_9.9.9/sd.yaml') "
+)yaml");
+  config("sd", R"yaml(
+- BEGIN:
+    CODE: |
+        agg_eval_lines = {}
+        for line in loglines:
+            if line.key == "eval_accuracy" and 'metric' in line.value['metadata']:
+                new_line.key = "aggregated_eval_accuracy"
+        loglines.extend(agg_eval_lines.values())
+- KEY:
+    NAME: aggregated_eval_accuracy
+    REQ: AT_LEAST(2)
+    CHECK:
+        - "'FID' in v['value']"
+        - "'CLIP' in v['value']"
+)yaml");
+  const std::vector<std::string> lines = {ev("eval_accuracy", "95.0", R"({"metric": "FID", "samples_count": 1000})"),
+                                          ev("submission_benchmark", "\"stable_diffusion\""),
+                                          ev("eval_accuracy", "0.11", R"({"metric": "CLIP", "samples_count": 1000})"),
+                                          ev("eval_accuracy", "80.0", R"({"metric": "FID", "samples_count": 2000})"),
+                                          ev("eval_accuracy", "0.2", R"({"metric": "CLIP", "samples_count": 2000})")};
+  for (const LogVerdict& v : {judge(lines), judge_scanned(lines)}) {
+    EXPECT_TRUE(v.compliant) << ::testing::PrintToString(messages(v));
+    EXPECT_EQ(v.configs, (std::vector<std::string>{"training_9.9.9/common.yaml", "training_9.9.9/sd.yaml"}));
+  }
+  // Without the first line, the first step lacks FID: a finding either way.
+  const std::vector<std::string> late(lines.begin() + 1, lines.end());
+  EXPECT_EQ(messages(judge_scanned(late)), messages(judge(late)));
+  EXPECT_FALSE(judge_scanned(late).compliant);
+}
+
 // Every config reads the log from its first line wherever in the log it was enqueued, and the
 // configs are applied (and their findings ordered, withdrawn, stopped) in the official
 // queue's order, breadth first, though they read the lines side by side.
