@@ -136,6 +136,27 @@ Code code(const YAML::Node& node, const std::string& where) {
 
 }  // namespace
 
+namespace {
+
+bool mentions_enqueue(const std::string& text) { return text.find("enqueue_config") != std::string::npos; }
+
+// ConfigFile::enqueue_rules and enqueue_at_end, from the code's text.
+void find_enqueue_rules(ConfigFile& config) {
+  config.enqueue_rules.clear();
+  for (std::size_t i = 0; i < config.keys.size(); ++i) {
+    const KeyRule& rule = config.keys[i];
+    bool code = (rule.pre && mentions_enqueue(rule.pre->text())) || (rule.post && mentions_enqueue(rule.post->text()));
+    for (const Expr& e : rule.checks) code |= mentions_enqueue(e.text());
+    for (const Expr& e : rule.first_checks) code |= mentions_enqueue(e.text());
+    if (rule.atleast_one_check) code |= mentions_enqueue(rule.atleast_one_check->text());
+    if (code) config.enqueue_rules.push_back(i);
+  }
+  config.enqueue_at_end = config.end_pre && mentions_enqueue(config.end_pre->text());
+  for (const Expr& e : config.end_checks) config.enqueue_at_end |= mentions_enqueue(e.text());
+}
+
+}  // namespace
+
 ConfigFile parse_config(std::string_view yaml_text, const std::string& name) {
   ConfigFile config;
   config.name = name;
@@ -205,6 +226,7 @@ ConfigFile parse_config(std::string_view yaml_text, const std::string& name) {
       throw std::runtime_error(fmt::format("{} (line {}): unsupported record {}", name, record.Mark().line + 1, kind));
     }
   }
+  find_enqueue_rules(config);
   return config;
 }
 
@@ -520,7 +542,6 @@ struct EvalAggregator {
 
 std::string rule_name(const ConfigFile& config, const std::string& key) { return config.name + ": " + key; }
 
-bool mentions_enqueue(const std::string& text) { return text.find("enqueue_config") != std::string::npos; }
 
 // What one config has seen of one key.
 struct Seen {
@@ -549,8 +570,6 @@ struct ConfigRun {
   std::vector<Message> messages;
   std::vector<std::size_t> children;  // runs it enqueued, in order
   bool stopped = false;               // the official checker stops in this config
-  bool enqueue_at_end = false;        // its END record may enqueue
-  std::vector<std::size_t> enqueue_rules;  // see find_enqueue_rules
   // Which blocks were evaluated (LogVerdict::blocks_run): KeyBlock bits by rule position.
   std::vector<std::uint8_t> ran;
   bool begin_ran = false, end_pre_ran = false, end_check_ran = false;
@@ -616,26 +635,12 @@ struct ConfigRun {
     }
   }
 
-  // The rules whose code or checks may call enqueue_config (found once, at start).
-  void find_enqueue_rules() {
-    for (std::size_t i = 0; i < config->keys.size(); ++i) {
-      const KeyRule& rule = config->keys[i];
-      bool code = (rule.pre && mentions_enqueue(rule.pre->text())) || (rule.post && mentions_enqueue(rule.post->text()));
-      for (const Expr& e : rule.checks) code |= mentions_enqueue(e.text());
-      for (const Expr& e : rule.first_checks) code |= mentions_enqueue(e.text());
-      if (rule.atleast_one_check) code |= mentions_enqueue(rule.atleast_one_check->text());
-      if (code) enqueue_rules.push_back(i);
-    }
-    enqueue_at_end = config->end_pre && mentions_enqueue(config->end_pre->text());
-    for (const Expr& e : config->end_checks) enqueue_at_end |= mentions_enqueue(e.text());
-  }
-
   // True while this run can still enqueue a config from a line: a rule with enqueue code
   // for a key other than submission_* (run on every line), or for a submission_* key whose
   // first line has not come yet.
   bool may_enqueue() const {
     if (!config || stopped) return false;
-    for (std::size_t i : enqueue_rules) {
+    for (std::size_t i : config->enqueue_rules) {
       if (config->keys[i].name.find("submission_") == std::string::npos || !seen[i].executed) return true;
     }
     return false;
@@ -865,7 +870,6 @@ class StreamJudge {
     r.ran.resize(r.config->keys.size());
     r.env.s = make_dict();
     r.env.enqueue_config = [this, index](const std::string& child) { pending_.push_back({child, index}); };
-    r.find_enqueue_rules();
     // An aggregating config starts while the lines so far are kept (a config is only
     // enqueued while buffering): its aggregator reads them first, then each line as it comes.
     if (r.config->aggregates_eval_accuracy && !aggregators_.count(r.config->aggregation_field)) {
@@ -895,7 +899,7 @@ class StreamJudge {
     }
     if (!buffering_) return;
     bool may = false;
-    for (const auto& r : runs_) may |= r->may_enqueue() || r->enqueue_at_end;
+    for (const auto& r : runs_) may |= r->may_enqueue() || (r->config && r->config->enqueue_at_end);
     if (!may) {
       buffering_ = false;
       std::deque<KeptLine>().swap(buffer_);

@@ -81,6 +81,11 @@ struct ConfigFile {
   std::vector<Expr> end_checks;
   /// "closed", "open" or "" (common.yaml): the division the file's rules bind.
   std::string division;
+  /// Positions in `keys` of the rules whose code or checks may call enqueue_config, and
+  /// whether the END record may: while one can still run, the reader keeps the lines for the
+  /// configs it would enqueue. Found by parse_config.
+  std::vector<std::size_t> enqueue_rules;
+  bool enqueue_at_end = false;
 
   /// The rule for `key` (the last record of that NAME), or nullptr.
   const KeyRule* find(std::string_view key) const;
