@@ -373,8 +373,9 @@ TEST_F(RulesTest, ScannedLinesAreJudgedAsConvertedOnes) {
   EXPECT_EQ(at, (std::vector<std::uint64_t>{3, 7, 8, 9, 10, 11, 12}));
 }
 
-TEST_F(RulesTest, StableDiffusionEvalLinesAggregatePerSamplesCount) {
-  config("common", R"yaml(
+// The 3.1.0–5.0.0 stable_diffusion BEGIN code (the aggregation, recognized and evaluated
+// natively) and a rule on the aggregated lines.
+constexpr const char* kAggregatingConfig = R"yaml(
 - BEGIN:
     CODE: |
         agg_eval_lines = {}
@@ -388,6 +389,10 @@ TEST_F(RulesTest, StableDiffusionEvalLinesAggregatePerSamplesCount) {
     CHECK:
         - "'FID' in v['value']"
         - "'CLIP' in v['value']"
+)yaml";
+
+TEST_F(RulesTest, StableDiffusionEvalLinesAggregatePerSamplesCount) {
+  config("common", std::string(kAggregatingConfig) + R"yaml(
     ATLEAST_ONE_CHECK: "(0.0 <= v['value']['FID'] <= 90.0) and (0.10 <= v['value']['CLIP'] <= 1.0)"
 )yaml");
   auto v = judge({ev("eval_accuracy", "95.0", R"({"metric": "FID", "samples_count": 1000})"),
@@ -412,21 +417,7 @@ TEST_F(RulesTest, ALateAggregatingConfigAggregatesTheLinesBeforeIt) {
     REQ: EXACTLY_ONE
     POST: " enqueue_config('training_9.9.9/sd.yaml') "
 )yaml");
-  config("sd", R"yaml(
-- BEGIN:
-    CODE: |
-        agg_eval_lines = {}
-        for line in loglines:
-            if line.key == "eval_accuracy" and 'metric' in line.value['metadata']:
-                new_line.key = "aggregated_eval_accuracy"
-        loglines.extend(agg_eval_lines.values())
-- KEY:
-    NAME: aggregated_eval_accuracy
-    REQ: AT_LEAST(2)
-    CHECK:
-        - "'FID' in v['value']"
-        - "'CLIP' in v['value']"
-)yaml");
+  config("sd", kAggregatingConfig);
   const std::vector<std::string> lines = {ev("eval_accuracy", "95.0", R"({"metric": "FID", "samples_count": 1000})"),
                                           ev("submission_benchmark", "\"stable_diffusion\""),
                                           ev("eval_accuracy", "0.11", R"({"metric": "CLIP", "samples_count": 1000})"),
