@@ -198,6 +198,7 @@ ConfigFile parse_config(std::string_view yaml_text, const std::string& name) {
       KeyRule rule;
       if (!body["NAME"]) throw std::runtime_error(fmt::format("{} (line {}): KEY without NAME", name, body.Mark().line + 1));
       rule.name = trim(body["NAME"].as<std::string>());
+      rule.first_line_only = rule.name.find("submission_") != std::string::npos;
       where = fmt::format("{} KEY {}", name, rule.name);
       for (const auto& field : body) {
         std::string f = field.first.as<std::string>();
@@ -641,7 +642,7 @@ struct ConfigRun {
   bool may_enqueue() const {
     if (!config || stopped) return false;
     for (std::size_t i : config->enqueue_rules) {
-      if (config->keys[i].name.find("submission_") == std::string::npos || !seen[i].executed) return true;
+      if (!config->keys[i].first_line_only || !seen[i].executed) return true;
     }
     return false;
   }
@@ -717,7 +718,7 @@ struct ConfigRun {
         return;
       }
     }
-    if (line.key.find("submission_") != std::string::npos) st.executed = true;
+    if (rule->first_line_only) st.executed = true;
   }
 
   // The occurrence requirements and the END record, after the last line.

@@ -56,6 +56,9 @@ struct KeyRule {
   std::vector<Expr> checks;        ///< CHECK: each must hold on every (first, for submission_*) line
   std::vector<Expr> first_checks;  ///< FIRST_CHECK: on the key's first line
   std::optional<Expr> atleast_one_check;  ///< ATLEAST_ONE_CHECK: on at least one line
+  /// The name holds "submission_": PRE, CHECK and POST run on its first line only (the
+  /// official checker's submission_* keys). Set by parse_config.
+  bool first_line_only = false;
 };
 
 /// One config file, e.g. training_5.1.0/closed_llama31_8b.yaml.
