@@ -118,15 +118,24 @@ const SystemDescription& InferenceData::system_of(const fs::path& system_descrip
 const InferenceData::SubmissionTree& InferenceData::tree_of(const fs::path& submitter_dir,
                                                             const std::string& round) const {
   const std::string key = round + "\n" + submitter_dir.native();
+  std::shared_ptr<TreeSlot> slot;
   {
     std::lock_guard lock(cache_->mutex);
-    if (auto it = cache_->trees.find(key); it != cache_->trees.end()) return it->second;
+    std::shared_ptr<TreeSlot>& kept = cache_->trees[key];
+    if (!kept) kept = std::make_shared<TreeSlot>();
+    slot = kept;
   }
-  // Walked outside the lock; two folders of one submitter may walk it twice, the first kept.
-  SubmissionTree tree;
-  tree.checks = judge_submission_tree(submitter_dir, submission, round, &tree.drops_rows);
-  std::lock_guard lock(cache_->mutex);
-  return cache_->trees.emplace(key, std::move(tree)).first->second;
+  // One thread walks the tree while the others asking for it wait: the scenario folders of a
+  // submitter come together, and walking it on every thread at once listed each of its folders
+  // once per thread. A walk that throws leaves it unwalked (the next call tries again).
+  std::lock_guard walking(slot->walking);
+  if (!slot->walked) {
+    SubmissionTree tree;
+    tree.checks = judge_submission_tree(submitter_dir, submission, round, &tree.drops_rows);
+    slot->tree = std::move(tree);
+    slot->walked = true;
+  }
+  return slot->tree;
 }
 
 std::string InferenceData::accelerator_of(const fs::path& system_description) const {

@@ -69,10 +69,15 @@ struct InferenceData {
                               const std::string& system, const std::string& platform) const;
 
  private:
+  struct TreeSlot {
+    std::mutex walking;  // held by the one thread walking the tree
+    bool walked = false;
+    SubmissionTree tree;
+  };
   struct Cache {
     std::mutex mutex;
     std::map<std::string, SystemDescription> systems;
-    std::map<std::string, SubmissionTree> trees;  // "<round>\n<submitter folder>"
+    std::map<std::string, std::shared_ptr<TreeSlot>> trees;  // "<round>\n<submitter folder>"
   };
   std::shared_ptr<Cache> cache_ = std::make_shared<Cache>();
 };
