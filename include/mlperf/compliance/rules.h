@@ -241,8 +241,9 @@ class LogReader {
   /// True when lines of `key` are kept (some config has a rule for the key).
   bool wants(std::string_view key) const { return keys_->contains(key); }
   /// A line the fast scanner read (scan_mllog_line gave kEvent, so `line_text` holds one
-  /// MLLOG token, at `token_at`): only the lines of keys with rules are converted, straight
-  /// from the view's JSON text.
+  /// MLLOG token, at `token_at`): only the lines of keys with rules are judged, from the
+  /// view's JSON text (LineText). The views of one reader must all come from one
+  /// MllogScanner or carry no shape (EventView::shape is that scanner's number).
   void add_event(const EventView& view, std::string_view line_text, std::size_t token_at);
   /// An MLLOG line the full parser read as an event. `payload` is the JSON text after the
   /// last ":::MLLOG " token; it is parsed again here (the Event does not say whether value
