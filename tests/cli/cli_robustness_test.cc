@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <thread>
@@ -335,6 +336,14 @@ std::optional<long long> read_offset(pid_t pid, const fs::path& file) {
   return std::nullopt;
 }
 
+// True when process `pid` is stopped (state T in /proc/<pid>/stat).
+bool is_stopped(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');  // the command name may hold spaces
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'T';
+}
+
 TEST(CliRobustness, ALogRewrittenWhileTheToolIsStoppedMidReadIsAnErrorNotAMixedScore) {
   TempDir tmp;
   const fs::path dir = llama_copy(tmp.path() / "training_results_v5.1");
@@ -366,6 +375,9 @@ TEST(CliRobustness, ALogRewrittenWhileTheToolIsStoppedMidReadIsAnErrorNotAMixedS
       const auto pos = read_offset(pid, log);
       if (pos && *pos > 0 && *pos < static_cast<long long>(padded.size()) / 2) {
         ::kill(pid, SIGSTOP);
+        // kill() returns before the child has stopped: wait until it has (state T), or it
+        // could read on to its end-of-file check meanwhile and pass it before the rewrite.
+        for (int i = 0; i < 1000 && !is_stopped(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         // Still short of the end once stopped: its end-of-file check is still to come.
         const auto stopped_at = read_offset(pid, log);
         if (stopped_at && *stopped_at < static_cast<long long>(padded.size())) {
