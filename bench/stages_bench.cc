@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mlperf/compliance/rules.h"
 #include "mlperf/training/facts.h"
 #include "mlperf/mllog/line_reader.h"
 #include "mlperf/mllog/mllog.h"
@@ -265,6 +266,39 @@ void BM_RunBuilder_AddEventView(benchmark::State& state) {
   report(state, c.mllog_bytes, c.mllog.size());
 }
 BENCHMARK(BM_RunBuilder_AddEventView);
+
+// The MLLOG scanner with shapes and the official compliance rules (training 5.1.0) reading
+// its views, as read_run feeds them (the lines just scanned, so in cache), then the verdict;
+// a new reader after each run_stop, as the input is logs one after the other. Without the
+// run builder. The rules' own cost is this minus BM_Mllog_ScanWithShapes.
+void BM_ScanAndComplianceRules(benchmark::State& state) {
+  const Corpus& c = corpus();
+  const Ruleset ruleset = *Ruleset::parse("5.1.0");
+  static const compliance::RuleLibrary library =
+      compliance::RuleLibrary::load(source_dir() / "configs" / "compliance", {*Ruleset::parse("5.1.0")});
+  MllogScanner scanner;
+  EventView view;
+  for (auto _ : state) {
+    auto reader = std::make_unique<compliance::LogReader>(library, ruleset);
+    std::uint64_t number = 0;
+    for (std::string_view line : c.mllog) {
+      const std::size_t token_at = line.find(kMllogToken);
+      if (scanner.scan(line, view, token_at) != ScanKind::kEvent) {
+        state.SkipWithError("an example line the scanner is unsure of");
+        return;
+      }
+      view.line = ++number;
+      reader->add_event(view, line, token_at);
+      if (view.key == "run_stop") {
+        benchmark::DoNotOptimize(reader->finish());
+        reader = std::make_unique<compliance::LogReader>(library, ruleset);
+      }
+    }
+    benchmark::DoNotOptimize(reader->finish());
+  }
+  report(state, c.mllog_bytes, c.mllog.size());
+}
+BENCHMARK(BM_ScanAndComplianceRules);
 
 // All three stages on a file (read_run), page cache warm.
 void BM_ReadRun_File(benchmark::State& state) {
