@@ -917,11 +917,8 @@ class StreamJudge {
 
   void keep(const LogLine& line) {
     KeptLine& k = buffer_.emplace_back();
-    k.line.line = line.line;
-    k.line.timestamp = line.timestamp;
-    k.line.key = line.key;
-    k.line.shape = line.shape;
-    k.line.key_id = line.key_id;
+    k.line = line;
+    k.line.pending = nullptr;
     if (line.pending && line.pending->v.is_none()) {
       k.texts.reserve(line.pending->value.size() + line.pending->metadata.size());
       k.texts.append(line.pending->value).append(line.pending->metadata);
@@ -1046,7 +1043,7 @@ void LogReader::add_event(const EventView& view, std::string_view line_text, std
     --events_;
     return;
   }
-  const int key_id = this->key_id(view.key);
+  const int key_id = keys_->id(view.key);
   if (key_id < 0 || stopped_) return;  // after a stop only parse errors are still reported
   // v is converted only when a config's code needs it (LineText).
   LineText text{view.value, view.metadata, {}};

@@ -23,7 +23,6 @@
 
 #include <bitset>
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -135,7 +134,6 @@ class RuleKeys {
   }
   /// True when `key` is one of them.
   bool contains(std::string_view key) const { return id(key) >= 0; }
-  std::size_t size() const { return keys_.size(); }
 
  private:
   struct Hash {
@@ -260,19 +258,6 @@ class LogReader {
   Ruleset ruleset_;
   const RuleKeys* keys_;  // the library's, for the ruleset
   LogLine line_;          // the line being read (add_event)
-  // The key of the previous event (up to 32 bytes) and its id: runs of one key (tracked_stats)
-  // look it up once.
-  char last_key_[32] = {};
-  std::size_t last_key_size_ = sizeof last_key_ + 1;  // none
-  int last_key_id_ = -1;
-  int key_id(std::string_view key) {
-    if (key.size() == last_key_size_ && std::memcmp(key.data(), last_key_, key.size()) == 0) return last_key_id_;
-    const int id = keys_->id(key);
-    last_key_size_ = key.size() <= sizeof last_key_ ? key.size() : sizeof last_key_ + 1;
-    if (last_key_size_ <= sizeof last_key_) std::memcpy(last_key_, key.data(), key.size());
-    last_key_id_ = id;
-    return id;
-  }
   std::unique_ptr<StreamJudge> judge_;  // the configs, reading the kept lines as they come
   std::uint64_t events_ = 0;
   std::vector<RuleFinding> early_;  // parse errors and lines the official parser stops on
