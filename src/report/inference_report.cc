@@ -33,19 +33,24 @@ nlohmann::json checks_json(const std::vector<inference::ValidityCheck>& list) {
   return checks;
 }
 
-// The accuracy object: metrics as numbers (the text where it is not one), the verdict, its
-// checks, and the results table's Accuracy cell.
-nlohmann::json accuracy_json(const InferenceResult* i) {
-  if (!i || !i->accuracy) return nullptr;
-  const inference::AccuracyResult& a = *i->accuracy;
+// The metrics of an accuracy run as numbers (the text where it is not one), by name.
+nlohmann::json metrics_json(const inference::AccuracyResult& a) {
   nlohmann::json metrics = nlohmann::json::object();
   for (const auto& [name, text] : a.metrics) {
     char* end = nullptr;
     double v = std::strtod(text.c_str(), &end);
     metrics[name] = end == text.c_str() + text.size() && !text.empty() ? nlohmann::json(v) : nlohmann::json(text);
   }
+  return metrics;
+}
+
+// The accuracy object: metrics as numbers (the text where it is not one), the verdict, its
+// checks, and the results table's Accuracy cell.
+nlohmann::json accuracy_json(const InferenceResult* i) {
+  if (!i || !i->accuracy) return nullptr;
+  const inference::AccuracyResult& a = *i->accuracy;
   return {{"file", json_string_or_null(a.file)},
-          {"metrics", metrics},
+          {"metrics", metrics_json(a)},
           {"hash", a.hash ? nlohmann::json(*a.hash) : nlohmann::json()},
           {"valid", a.valid},
           {"checks", checks_json(a.checks)},
@@ -212,36 +217,85 @@ class JsonText {
         return integer(v.get<std::uint64_t>());
       case nlohmann::json::value_t::string:
         return write_string(v.get_ref<const std::string&>());
+      case nlohmann::json::value_t::object:
+      case nlohmann::json::value_t::array:
+        // Its own members' "_bytes" siblings, as inference_to_json has them: where one is due,
+        // a copy gets them (add_exact_bytes sorts them in among the members), else none is made.
+        if (needs_exact_bytes(v)) {
+          nlohmann::json copy = v;
+          add_exact_bytes(copy);
+          return write_structured(copy);
+        }
+        return write_structured(v);
       default:
         break;
     }
     item();
-    if (v.is_structured() && !v.empty()) {
-      nlohmann::json copy = v;
-      add_exact_bytes(copy);  // its own members' siblings, as inference_to_json has them
-      std::string text = copy.dump(2, ' ', false, kReplace);
-      const std::string pad(base_ + 2 * depth_, ' ');
-      for (std::size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) {
-        text.insert(nl + 1, pad);
-        nl += pad.size();
+    out_.append(v.dump(-1, ' ', false, kReplace));
+  }
+  // An object or array written member by member in dump(2)'s layout (members in the object's
+  // own order, std::map's), no siblings added. Iterative: a deep value cannot exhaust the stack.
+  void write_structured(const nlohmann::json& root) {
+    struct Level {
+      const nlohmann::json* node;
+      nlohmann::json::const_iterator at;
+    };
+    std::vector<Level> levels;
+    auto enter = [&](const nlohmann::json& node) {
+      open(node.is_object() ? '{' : '[');
+      levels.push_back({&node, node.cbegin()});
+    };
+    enter(root);
+    while (!levels.empty()) {
+      Level& level = levels.back();
+      if (level.at == level.node->cend()) {
+        close(level.node->is_object() ? '}' : ']');
+        levels.pop_back();
+        continue;
       }
-      out_.append(text);
-    } else {
-      out_.append(v.dump(-1, ' ', false, kReplace));
+      const auto at = level.at++;
+      if (level.node->is_object()) raw_key(at.key());
+      if (at->is_structured()) {
+        enter(*at);
+      } else {
+        write_value(*at);
+      }
     }
   }
+  // Whether a structured value holds an object with a member that gets a "_bytes" sibling.
+  static bool needs_exact_bytes(const nlohmann::json& root) {
+    std::vector<const nlohmann::json*> pending{&root};
+    while (!pending.empty()) {
+      const nlohmann::json* node = pending.back();
+      pending.pop_back();
+      for (auto it = node->cbegin(); it != node->cend(); ++it) {
+        if (node->is_object() && exact_bytes_sibling(*it)) return true;
+        if (it->is_structured()) pending.push_back(&*it);
+      }
+    }
+    return false;
+  }
+  // A member's key from a document (escaped as nlohmann escapes it).
+  void raw_key(const std::string& name) {
+    item();
+    append_string(name);
+    out_.append(": ");
+    pending_value_ = true;
+  }
   void write_string(const std::string& s) {
-    // Printable ASCII without quote or backslash is written as it is (what nlohmann writes);
-    // anything else goes through nlohmann's escaping.
+    item();
+    append_string(s);
+  }
+  // Printable ASCII without quote or backslash is written as it is (what nlohmann writes);
+  // anything else goes through nlohmann's escaping.
+  void append_string(const std::string& s) {
     const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
       return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f && c != '"' && c != '\\';
     });
     if (!plain) {
-      item();
       out_.append(nlohmann::json(s).dump(-1, ' ', false, kReplace));
       return;
     }
-    item();
     out_.push_back('"');
     out_.append(s);
     out_.push_back('"');
@@ -282,6 +336,89 @@ class JsonText {
   std::string key_;  // the key of the member last begun
 };
 
+// The checks [{file?, limit, line, message, name, passed, value}] as checks_json has them
+// (with "file" for the submission's): written from the list, no document built.
+void write_checks(JsonText& j, const std::vector<inference::ValidityCheck>& list, bool with_file) {
+  j.begin_array();
+  for (const auto& c : list) {
+    j.begin_object();
+    if (with_file) {
+      j.key("file");
+      j.string_or_null(c.file);
+    }
+    j.key("limit");
+    j.value(c.limit);
+    j.key("line");
+    c.line ? j.integer(c.line) : j.literal("null");
+    j.key("message");
+    j.string_or_null(c.message);
+    j.key("name");
+    j.string(c.name);
+    j.key("passed");
+    j.boolean(c.passed);
+    j.key("value");
+    j.value(c.value);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// accuracy_json's object, written member by member.
+void write_accuracy(JsonText& j, const InferenceResult* i) {
+  if (!i || !i->accuracy) return j.literal("null");
+  const inference::AccuracyResult& a = *i->accuracy;
+  j.begin_object();
+  j.key("checks");
+  write_checks(j, a.checks, false);
+  j.key("column");
+  j.string(a.column);
+  j.key("file");
+  j.string_or_null(a.file);
+  j.key("file_checks");
+  write_checks(j, a.file_checks, false);
+  j.key("files_valid");
+  j.boolean(a.files_valid);
+  j.key("hash");
+  a.hash ? j.string(*a.hash) : j.literal("null");
+  j.key("metrics");
+  j.value(metrics_json(a));
+  j.key("valid");
+  j.boolean(a.valid);
+  j.key("warnings");
+  j.strings(a.warnings);
+  j.end_object();
+}
+
+// compliance_tests_json's array, written member by member.
+void write_compliance_tests(JsonText& j, const InferenceResult* i) {
+  if (!i || !i->compliance_tests) return j.literal("null");
+  j.begin_array();
+  for (const auto& t : *i->compliance_tests) {
+    j.begin_object();
+    j.key("checks");
+    write_checks(j, t.checks, false);
+    j.key("directory");
+    j.string(t.dir);
+    j.key("test");
+    j.string(t.test);
+    j.key("valid");
+    j.boolean(t.valid);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// submission_json's object, written member by member.
+void write_submission(JsonText& j, const InferenceResult* i) {
+  if (!i || i->submission_checks.empty()) return j.literal("null");
+  j.begin_object();
+  j.key("checks");
+  write_checks(j, i->submission_checks, true);
+  j.key("valid");
+  j.boolean(i->submission_valid);
+  j.end_object();
+}
+
 }  // namespace
 
 std::string inference_to_json_text(const DirectoryResult& r, std::size_t indent) {
@@ -296,30 +433,16 @@ std::string inference_to_json_text(const DirectoryResult& r, std::size_t indent)
   j.key("accelerator_model_name");
   j.string_or_null(r.accelerator_model_name);
   j.key("accuracy");
-  j.value(accuracy_json(i));
+  write_accuracy(j, i);
   j.key("checks");
-  j.begin_array();
   if (i) {
-    for (const auto& c : i->checks) {
-      j.begin_object();
-      j.key("limit");
-      j.value(c.limit);
-      j.key("line");
-      c.line ? j.integer(c.line) : j.literal("null");
-      j.key("message");
-      j.string_or_null(c.message);
-      j.key("name");
-      j.string(c.name);
-      j.key("passed");
-      j.boolean(c.passed);
-      j.key("value");
-      j.value(c.value);
-      j.end_object();
-    }
+    write_checks(j, i->checks, false);
+  } else {
+    j.begin_array();
+    j.end_array();
   }
-  j.end_array();
   j.key("compliance_tests");
-  j.value(compliance_tests_json(i));
+  write_compliance_tests(j, i);
   j.key("directory");
   j.string(r.dir.path.string());
   j.key("division");
@@ -389,7 +512,7 @@ std::string inference_to_json_text(const DirectoryResult& r, std::size_t indent)
   j.key("scenario");
   opt_string(true, i ? i->scenario : std::string());
   j.key("submission");
-  j.value(submission_json(i));
+  write_submission(j, i);
   j.key("submitter");
   j.string_or_null(r.dir.submitter);
   j.key("system");

@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "../test_support.h"
+#include "mlperf/inference/accuracy.h"
+#include "mlperf/inference/compliance_tests.h"
 #include "mlperf/inference/score.h"
 #include "mlperf/report/inference_report.h"
 
@@ -44,6 +46,27 @@ TEST(InferenceJson, TextIsExactlyTheDumpOfTheObject) {
   // Names that are not UTF-8: "<key>_bytes" siblings, in a string, a list and a structure.
   inf->checks.push_back({"bytes", false, nlohmann::json("v\xfe"), nlohmann::json::parse(R"({"k": ["a"]})"), 2, ""});
   inf->checks.back().limit["k"].push_back("b\xff");
+  // The nested parts (submission, compliance tests, accuracy) are written member by member
+  // too: the same hostile values there, and a sibling that sorts after another member ("k-").
+  nlohmann::json sorted_sibling = nlohmann::json::parse(R"({"k-": 1, "q\"k\u00e9": [], "z": {"y": null}})");
+  sorted_sibling["k"] = "x\xff";
+  inf->submission_checks = inf->checks;
+  inf->submission_checks.push_back({"sorted", false, sorted_sibling, nlohmann::json::array({"a\xfe", 1}), 3, "",
+                                    "/tmp/s\xff/systems/x.json"});
+  inf->submission_valid = false;
+  auto tests = std::make_shared<std::vector<inference::ComplianceTestResult>>();
+  tests->push_back({"TEST01", "/tmp/c\xff/TEST01", false, inf->checks});
+  tests->push_back({"TEST04", "/tmp/c/TEST04", true, {}});
+  inf->compliance_tests = tests;
+  auto accuracy = std::make_shared<inference::AccuracyResult>();
+  accuracy->file = "/tmp/a\xff/accuracy.txt";
+  accuracy->metrics = {{"ROUGE1", "44.5302"}, {"odd metric \"q\"", "n/a\xff"}, {"A", "1e3"}};
+  accuracy->hash = "h\xfe";
+  accuracy->checks = inf->checks;
+  accuracy->warnings = {"\xff"};
+  accuracy->column = "ROUGE1: 44.5302\xff";
+  accuracy->file_checks = {{"accuracy_files", true, nlohmann::json::array(), nullptr, 0, ""}};
+  inf->accuracy = accuracy;
   inf->log_file = "/tmp/d\xff/mlperf_log_detail.txt";
   inf->expected.reset();
   odd.inference = inf;
@@ -55,6 +78,12 @@ TEST(InferenceJson, TextIsExactlyTheDumpOfTheObject) {
   const std::string odd_text = inference_to_json_text(odd);
   EXPECT_NE(odd_text.find("\"directory_bytes\": \"2f746d702f64ff\""), std::string::npos) << odd_text;
   EXPECT_NE(odd_text.find("\"warnings_bytes\": [\n    null,\n    null,\n    \"c0\"\n  ]"), std::string::npos);
+  // add_exact_bytes sorts "k_bytes" in among the members: after "k-", before "q\"ké".
+  const std::size_t k_dash = odd_text.find("\"k-\": 1,"), k_bytes = odd_text.find("\"k_bytes\": \"78ff\"");
+  ASSERT_NE(k_bytes, std::string::npos) << odd_text;
+  EXPECT_LT(k_dash, k_bytes);
+  EXPECT_LT(k_bytes, odd_text.find("\"q\\\"k\u00e9\": []"));
+  EXPECT_NE(odd_text.find("\"file_bytes\": \"2f746d702f73ff2f73797374656d732f782e6a736f6e\""), std::string::npos);
   DirectoryResult empty;
   empty.dir.path = "x";
   empty.dir.loadgen = LoadgenRun{};
