@@ -418,19 +418,33 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
   }
 }
 
-std::string mapped_model(const fs::path& scenario_dir, const std::string& model) {
+fs::path submitter_of_scenario(const fs::path& scenario_dir) {
   // <division>/<org>/results/<system>/<model>/<scenario>
-  fs::path org = scenario_dir.parent_path().parent_path().parent_path().parent_path();
-  std::ifstream in(org / "model_mapping.json");
-  if (!in) return model;
+  return scenario_dir.parent_path().parent_path().parent_path().parent_path();
+}
+
+std::map<std::string, std::string> read_model_mapping(const fs::path& org_dir) {
+  std::map<std::string, std::string> mapping;
+  std::ifstream in(org_dir / "model_mapping.json");
+  if (!in) return mapping;
   try {
     nlohmann::json doc = nlohmann::json::parse(in);
-    if (doc.is_object() && doc.contains(model) && doc[model].is_string()) return doc[model].get<std::string>();
+    if (!doc.is_object()) return mapping;
+    for (const auto& [folder, model] : doc.items()) {
+      if (model.is_string()) mapping.emplace(folder, model.get<std::string>());
+    }
   } catch (const std::bad_alloc&) {
     throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception&) {
+    mapping.clear();
   }
-  return model;
+  return mapping;
+}
+
+std::string mapped_model(const fs::path& scenario_dir, const std::string& model) {
+  const std::map<std::string, std::string> mapping = read_model_mapping(submitter_of_scenario(scenario_dir));
+  auto it = mapping.find(model);
+  return it == mapping.end() ? model : it->second;
 }
 
 }  // namespace mlperf::inference

@@ -138,6 +138,52 @@ const InferenceData::SubmissionTree& InferenceData::tree_of(const fs::path& subm
   return slot->tree;
 }
 
+const std::vector<ValidityCheck>& InferenceData::system_checks_of(const fs::path& system_json,
+                                                                  const std::string& round,
+                                                                  const std::string& division) const {
+  const std::string key = round + "\n" + division + "\n" + system_json.native();
+  {
+    std::lock_guard lock(cache_->mutex);
+    if (auto it = cache_->system_checks.find(key); it != cache_->system_checks.end()) return it->second;
+  }
+  // Judged outside the lock, as system_of reads; a judgment that throws is not kept.
+  std::vector<ValidityCheck> checks = judge_system_description(system_json, submission, round, division);
+  std::lock_guard lock(cache_->mutex);
+  return cache_->system_checks.emplace(key, std::move(checks)).first->second;
+}
+
+std::string InferenceData::mapped_model_of(const fs::path& scenario_dir, const std::string& model) const {
+  const fs::path org = submitter_of_scenario(scenario_dir);
+  const std::map<std::string, std::string>* mapping = nullptr;
+  {
+    std::lock_guard lock(cache_->mutex);
+    if (auto it = cache_->model_mappings.find(org.native()); it != cache_->model_mappings.end()) mapping = &it->second;
+  }
+  if (!mapping) {
+    std::map<std::string, std::string> read = read_model_mapping(org);
+    std::lock_guard lock(cache_->mutex);
+    mapping = &cache_->model_mappings.emplace(org.native(), std::move(read)).first->second;
+  }
+  auto it = mapping->find(model);
+  return it == mapping->end() ? model : it->second;
+}
+
+const std::set<std::string>& InferenceData::scenario_folders_of(const fs::path& model_dir) const {
+  {
+    std::lock_guard lock(cache_->mutex);
+    if (auto it = cache_->scenario_folders.find(model_dir.native()); it != cache_->scenario_folders.end()) {
+      return it->second;
+    }
+  }
+  std::set<std::string> folders;
+  std::error_code ec;
+  for (fs::directory_iterator it(model_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory(ec)) folders.insert(it->path().filename().string());
+  }
+  std::lock_guard lock(cache_->mutex);
+  return cache_->scenario_folders.emplace(model_dir.native(), std::move(folders)).first->second;
+}
+
 std::string InferenceData::accelerator_of(const fs::path& system_description) const {
   return system_of(system_description).accelerator_model_name;
 }
@@ -280,7 +326,7 @@ void judge_accuracy_run(DirectoryResult& out, InferenceResult& result, const Loa
     out.warnings.push_back(fmt::format("no accuracy rules for round {}; the accuracy run is not judged", result.round));
     return;
   }
-  std::string model = out.division == "open" ? inf.rules.model_of(mapped_model(run.scenario_dir, result.model))
+  std::string model = out.division == "open" ? inf.rules.model_of(inf.mapped_model_of(run.scenario_dir, result.model))
                                              : result.rules_model;
   auto accuracy = std::make_shared<AccuracyResult>(
       judge_accuracy(accuracy_dir, rr->second, model, result.scenario, out.division.empty() ? "closed" : out.division));
@@ -411,25 +457,20 @@ void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const
 
   std::string system_type;
   bool system_read = false;
-  for (auto& c : judge_system_description(submitter_dir / "systems" / (system + ".json"), inf.submission, result.round,
-                                          out.division)) {
+  for (const auto& c : inf.system_checks_of(submitter_dir / "systems" / (system + ".json"), result.round, out.division)) {
     if (c.name == "network_mode") continue;  // judged with the run (add_network_mode_check)
     if (c.name == "system_description") system_read = c.passed;
     if (c.name == "system_type" && c.value.is_string()) system_type = c.value.get<std::string>();
-    add(std::move(c), true);  // script: the system is skipped; package: its rows are invalid
+    add(c, true);  // script: the system is skipped; package: its rows are invalid
   }
   for (auto& c : judge_measurements(submitter_dir, system, model_folder, scenario_folder, inf.submission, result.round)) {
     add(std::move(c), true);  // the scenario is skipped (script) or its row invalid (package)
   }
   if (!system_read) return;
 
-  std::set<std::string> folders;
-  std::error_code ec;
-  for (fs::directory_iterator it(model_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec)) folders.insert(it->path().filename().string());
-  }
+  const std::set<std::string>& folders = inf.scenario_folders_of(model_dir);
   std::string folder_model = model_folder;
-  if (out.division == "open") folder_model = mapped_model(scenario_dir, model_folder);
+  if (out.division == "open") folder_model = inf.mapped_model_of(scenario_dir, model_folder);
   const std::string mlperf_model = rules.mlperf_model(folder_model);
   auto mapped_scenario = [&](const std::string& s) {
     std::string lowered = s;

@@ -179,6 +179,50 @@ TEST(Accuracy, OpenDivisionModelsAreMappedByTheSubmittersModelMapping) {
   EXPECT_EQ(mapped_model(scenario, "llama3_1-70b-fp8_dyn"), "llama2-70b-99.9");
   EXPECT_EQ(mapped_model(scenario, "other"), "other");
   EXPECT_EQ(mapped_model(tmp.path() / "x/y", "m"), "m");
+  // A mapping that is not an object, a member that is not a string, a file that is not JSON.
+  write_file(tmp.path() / "open/Org/model_mapping.json", R"({"a": 1, "b": "resnet"})");
+  EXPECT_EQ(mapped_model(scenario, "a"), "a");
+  EXPECT_EQ(mapped_model(scenario, "b"), "resnet");
+  write_file(tmp.path() / "open/Org/model_mapping.json", R"(["b", "resnet"])");
+  EXPECT_EQ(mapped_model(scenario, "b"), "b");
+  write_file(tmp.path() / "open/Org/model_mapping.json", "{\"b\": ");
+  EXPECT_EQ(mapped_model(scenario, "b"), "b");
+}
+
+// The scoring stage reads a submitter's model_mapping.json, its system descriptions and the
+// scenario folders of a model once: later changes to those files are not seen, the answers
+// are the uncached functions'.
+TEST(Accuracy, InferenceDataReadsASubmittersSharedFilesOnce) {
+  TempDir tmp;
+  const InferenceData data = load_inference_data(source_dir());
+  fs::path scenario = tmp.path() / "open/Org/results/sys/llama3_1-70b-fp8_dyn/Offline";
+  fs::create_directories(scenario);
+  fs::create_directories(scenario.parent_path() / "Server");
+  write_file(scenario.parent_path() / "README.md", "not a folder");
+  write_file(tmp.path() / "open/Org/model_mapping.json", R"({"llama3_1-70b-fp8_dyn": "llama2-70b-99.9"})");
+  EXPECT_EQ(data.mapped_model_of(scenario, "llama3_1-70b-fp8_dyn"), "llama2-70b-99.9");
+  EXPECT_EQ(data.mapped_model_of(scenario, "other"), "other");
+  EXPECT_EQ(data.scenario_folders_of(scenario.parent_path()), (std::set<std::string>{"Offline", "Server"}));
+  const fs::path system_json = source_dir() / "data/examples/inference_results_v5.1/closed/AMD/systems/8xMI325x_2xEPYC-9655.json";
+  const std::vector<ValidityCheck> judged = judge_system_description(system_json, data.submission, "v5.1", "closed");
+  const std::vector<ValidityCheck>& kept = data.system_checks_of(system_json, "v5.1", "closed");
+  ASSERT_EQ(kept.size(), judged.size());
+  ASSERT_FALSE(kept.empty());
+  for (std::size_t k = 0; k < kept.size(); ++k) {
+    EXPECT_EQ(kept[k].name, judged[k].name);
+    EXPECT_EQ(kept[k].passed, judged[k].passed);
+    EXPECT_EQ(kept[k].value, judged[k].value);
+    EXPECT_EQ(kept[k].file, judged[k].file);
+  }
+  EXPECT_EQ(&data.system_checks_of(system_json, "v5.1", "closed"), &kept);
+  EXPECT_NE(&data.system_checks_of(system_json, "v5.1", "open"), &kept);  // per division
+  EXPECT_THROW(data.system_checks_of(system_json, "v0.1", "closed"), std::invalid_argument);
+
+  fs::remove(tmp.path() / "open/Org/model_mapping.json");
+  fs::create_directories(scenario.parent_path() / "SingleStream");
+  EXPECT_EQ(data.mapped_model_of(scenario, "llama3_1-70b-fp8_dyn"), "llama2-70b-99.9");
+  EXPECT_EQ(data.scenario_folders_of(scenario.parent_path()).size(), 2u);
+  EXPECT_EQ(mapped_model(scenario, "llama3_1-70b-fp8_dyn"), "llama3_1-70b-fp8_dyn");
 }
 
 }  // namespace

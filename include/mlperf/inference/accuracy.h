@@ -116,4 +116,13 @@ void judge_accuracy_files(const std::filesystem::path& accuracy_dir, const Round
 /// file is absent, does not map it or cannot be read.
 std::string mapped_model(const std::filesystem::path& scenario_dir, const std::string& model);
 
+/// The folder names `org_dir`/model_mapping.json maps to mlperf models (its string members);
+/// empty when the file is absent, not an object or cannot be read. mapped_model looks `model`
+/// up in this. Never throws except std::bad_alloc.
+std::map<std::string, std::string> read_model_mapping(const std::filesystem::path& org_dir);
+
+/// The folder of the submitter (`<division>/<org>`) a scenario folder
+/// `<division>/<org>/results/<system>/<model>/<scenario>` lies in.
+std::filesystem::path submitter_of_scenario(const std::filesystem::path& scenario_dir);
+
 }  // namespace mlperf::inference

@@ -64,6 +64,22 @@ struct InferenceData {
   };
   const SubmissionTree& tree_of(const std::filesystem::path& submitter_dir, const std::string& round) const;
 
+  /// judge_system_description of a system description under (`round`, `division`), judged
+  /// once per file, round and division and kept as long as this InferenceData (every scenario
+  /// folder of a system is judged against the same file). Thread-safe; throws as
+  /// judge_system_description (std::invalid_argument for a round without submission rules).
+  const std::vector<ValidityCheck>& system_checks_of(const std::filesystem::path& system_json, const std::string& round,
+                                                     const std::string& division) const;
+
+  /// mapped_model (accuracy.h) with `<division>/<org>/model_mapping.json` read once per
+  /// submitter folder. Thread-safe; never throws except std::bad_alloc.
+  std::string mapped_model_of(const std::filesystem::path& scenario_dir, const std::string& model) const;
+
+  /// The names of the folders in `model_dir` (a scenario folder's parent), listed once per
+  /// folder (required scenarios are judged from them for each of its scenario folders).
+  /// Thread-safe; a folder that cannot be listed gives the names read before the error.
+  const std::set<std::string>& scenario_folders_of(const std::filesystem::path& model_dir) const;
+
   /// The figure for (round, model, scenario) on `system`, else the first on `platform`; nullptr.
   const PublishedFigure* find(const std::string& round, const std::string& model, const std::string& scenario,
                               const std::string& system, const std::string& platform) const;
@@ -78,6 +94,9 @@ struct InferenceData {
     std::mutex mutex;
     std::map<std::string, SystemDescription> systems;
     std::map<std::string, std::shared_ptr<TreeSlot>> trees;  // "<round>\n<submitter folder>"
+    std::map<std::string, std::vector<ValidityCheck>> system_checks;  // "<round>\n<division>\n<file>"
+    std::map<std::string, std::map<std::string, std::string>> model_mappings;  // org folder → mapping
+    std::map<std::string, std::set<std::string>> scenario_folders;  // model folder → folder names
   };
   std::shared_ptr<Cache> cache_ = std::make_shared<Cache>();
 };
