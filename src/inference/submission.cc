@@ -507,7 +507,7 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     std::error_code fe;
-    if (fs::is_regular_file(e.path(), fe)) files.push_back(e.path().filename().string());
+    if (e.is_regular_file(fe)) files.push_back(e.path().filename().string());
   }
   std::sort(files.begin(), files.end());
 
@@ -839,7 +839,7 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root) {
       const fs::path p = it->path();
       std::error_code e2;
       const bool link = it->is_symlink(e2);
-      const bool is_dir = fs::is_directory(p, e2);  // os.walk lists a link to a folder among the folders
+      const bool is_dir = it->is_directory(e2);  // os.walk lists a link to a folder among the folders
       if (is_dir && !link) {
         children.push_back(p);
       } else {
@@ -858,7 +858,7 @@ std::vector<std::string> regular_files_in(const fs::path& dir) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code e2;
-    if (fs::is_regular_file(it->path(), e2)) out.push_back(it->path().filename().string());
+    if (it->is_regular_file(e2)) out.push_back(it->path().filename().string());
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -869,7 +869,7 @@ std::set<std::string> folders_in(const fs::path& dir) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code e2;
-    if (fs::is_directory(it->path(), e2)) out.insert(it->path().filename().string());
+    if (it->is_directory(e2)) out.insert(it->path().filename().string());
   }
   return out;
 }
