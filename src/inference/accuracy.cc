@@ -1,5 +1,6 @@
 // Reading accuracy/accuracy.txt as the submission checker's check_accuracy_dir does.
 
+#include "mlperf/mllog/folder_listing.h"
 #include "mlperf/inference/accuracy.h"
 
 #include "mlperf/inference/folder_files.h"
@@ -395,11 +396,10 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
         continue;
       }
       std::set<std::string> present;
-      for (fs::directory_iterator it(sub, ec), end; !ec && it != end; it.increment(ec)) {
-        std::error_code fe;
-        if (!it->is_regular_file(fe)) continue;
-        std::string name = it->path().filename().string();
-        present.insert(name.substr(0, name.find('.')));  // Python's f.split(".")[0]
+      std::vector<FolderEntry> entries;
+      list_folder(sub, entries, ec);
+      for (const auto& e : entries) {
+        if (e.is_regular_file(sub)) present.insert(e.name.substr(0, e.name.find('.')));  // Python's f.split(".")[0]
       }
       for (const auto& stem : stems) {
         if (!present.count(stem)) missing.push_back(folder + "/" + stem + ".png");

@@ -1,5 +1,6 @@
 // files_diff and text lines as the submission checker reads them (folder_files.h).
 
+#include "mlperf/mllog/folder_listing.h"
 #include "mlperf/inference/folder_files.h"
 
 #include <algorithm>
@@ -14,10 +15,11 @@ namespace fs = std::filesystem;
 FilesDiff files_diff(const fs::path& dir, const std::vector<std::string>& required, std::vector<std::string> optional) {
   optional.insert(optional.end(), {"mlperf_log_trace.json", "results.json", ".gitkeep"});
   std::set<std::string> present;
+  std::vector<FolderEntry> entries;
   std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code fe;
-    if (it->is_regular_file(fe)) present.insert(it->path().filename().string());
+  list_folder(dir, entries, ec);
+  for (auto& e : entries) {
+    if (e.is_regular_file(dir)) present.insert(std::move(e.name));
   }
   const std::set<std::string> allowed(optional.begin(), optional.end());
   FilesDiff d;

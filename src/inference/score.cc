@@ -1,3 +1,4 @@
+#include "mlperf/mllog/folder_listing.h"
 #include "mlperf/inference/score.h"
 
 #include "mlperf/inference/accuracy.h"
@@ -176,9 +177,11 @@ const std::set<std::string>& InferenceData::scenario_folders_of(const fs::path& 
     }
   }
   std::set<std::string> folders;
+  std::vector<FolderEntry> entries;
   std::error_code ec;
-  for (fs::directory_iterator it(model_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec)) folders.insert(it->path().filename().string());
+  list_folder(model_dir, entries, ec);
+  for (auto& e : entries) {
+    if (e.is_directory(model_dir)) folders.insert(std::move(e.name));
   }
   std::lock_guard lock(cache_->mutex);
   return cache_->scenario_folders.emplace(model_dir.native(), std::move(folders)).first->second;

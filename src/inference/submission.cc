@@ -1,6 +1,7 @@
 // The submission-level rules of the official inference submission checker: the system
 // description, the measurements of a scenario and the required scenarios of a model.
 
+#include "mlperf/mllog/folder_listing.h"
 #include "mlperf/inference/submission.h"
 
 #include <new>
@@ -505,9 +506,10 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
 
   // The files directly in the folder, in name order (os.path.isfile follows links).
   std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    std::error_code fe;
-    if (e.is_regular_file(fe)) files.push_back(e.path().filename().string());
+  std::vector<FolderEntry> entries;
+  list_folder(dir, entries, ec);
+  for (auto& e : entries) {
+    if (e.is_regular_file(dir)) files.push_back(std::move(e.name));
   }
   std::sort(files.begin(), files.end());
 
@@ -834,12 +836,14 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root) {
     stack.pop_back();
     TreeEntry d{dir, dir.lexically_relative(root).generic_string(), true, false, true};
     std::vector<fs::path> children;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    // Each entry's type as the listing gives it: a stat only for a link (or an unknown type).
+    std::vector<FolderEntry> listed;
+    list_folder(dir, listed, ec);
+    for (const auto& e : listed) {
       d.empty = false;
-      const fs::path p = it->path();
-      std::error_code e2;
-      const bool link = it->is_symlink(e2);
-      const bool is_dir = it->is_directory(e2);  // os.walk lists a link to a folder among the folders
+      const fs::path p = dir / e.name;
+      const bool link = e.is_symlink(dir);
+      const bool is_dir = e.is_directory(dir);  // os.walk lists a link to a folder among the folders
       if (is_dir && !link) {
         children.push_back(p);
       } else {
@@ -855,10 +859,11 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root) {
 
 std::vector<std::string> regular_files_in(const fs::path& dir) {
   std::vector<std::string> out;
+  std::vector<FolderEntry> entries;
   std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code e2;
-    if (it->is_regular_file(e2)) out.push_back(it->path().filename().string());
+  list_folder(dir, entries, ec);
+  for (auto& e : entries) {
+    if (e.is_regular_file(dir)) out.push_back(std::move(e.name));
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -866,10 +871,11 @@ std::vector<std::string> regular_files_in(const fs::path& dir) {
 
 std::set<std::string> folders_in(const fs::path& dir) {
   std::set<std::string> out;
+  std::vector<FolderEntry> entries;
   std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code e2;
-    if (it->is_directory(e2)) out.insert(it->path().filename().string());
+  list_folder(dir, entries, ec);
+  for (auto& e : entries) {
+    if (e.is_directory(dir)) out.insert(std::move(e.name));
   }
   return out;
 }

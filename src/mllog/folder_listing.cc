@@ -1,0 +1,75 @@
+#include "mlperf/mllog/folder_listing.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string_view>
+
+namespace mlperf {
+
+namespace {
+
+// The entry's own type: the listed one, else an lstat (DT_UNKNOWN). 0 when that fails.
+mode_t own_type(const FolderEntry& e, const std::filesystem::path& folder) {
+  switch (e.type) {
+    case DT_REG: return S_IFREG;
+    case DT_DIR: return S_IFDIR;
+    case DT_LNK: return S_IFLNK;
+    case DT_UNKNOWN: break;
+    default: return S_IFIFO;  // a device, FIFO or socket: neither folder, file nor link
+  }
+  struct stat info {};
+  return ::lstat((folder / e.name).c_str(), &info) == 0 ? (info.st_mode & S_IFMT) : 0;
+}
+
+// The type with symbolic links followed; 0 when that fails.
+mode_t followed_type(const FolderEntry& e, const std::filesystem::path& folder) {
+  const mode_t own = own_type(e, folder);
+  if (own != S_IFLNK) return own;
+  struct stat info {};
+  return ::stat((folder / e.name).c_str(), &info) == 0 ? (info.st_mode & S_IFMT) : 0;
+}
+
+}  // namespace
+
+bool FolderEntry::is_directory(const std::filesystem::path& folder) const { return followed_type(*this, folder) == S_IFDIR; }
+
+bool FolderEntry::is_regular_file(const std::filesystem::path& folder) const {
+  return followed_type(*this, folder) == S_IFREG;
+}
+
+bool FolderEntry::is_symlink(const std::filesystem::path& folder) const { return own_type(*this, folder) == S_IFLNK; }
+
+bool list_folder(const std::filesystem::path& folder, std::vector<FolderEntry>& entries, std::error_code& error) {
+  error.clear();
+  const int fd = ::openat(AT_FDCWD, folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    error = std::error_code(errno, std::generic_category());
+    return false;
+  }
+  alignas(8) char buffer[32 * 1024];
+  bool ok = true;
+  for (;;) {
+    const ssize_t n = ::getdents64(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      error = std::error_code(errno, std::generic_category());
+      ok = false;
+      break;
+    }
+    if (n == 0) break;
+    for (ssize_t at = 0; at < n;) {
+      const auto* entry = reinterpret_cast<const struct dirent64*>(buffer + at);
+      at += entry->d_reclen;
+      const std::string_view name(entry->d_name);
+      if (name == "." || name == "..") continue;
+      entries.push_back({std::string(name), entry->d_type});
+    }
+  }
+  ::close(fd);
+  return ok;
+}
+
+}  // namespace mlperf
