@@ -125,7 +125,9 @@ AccuracyRules AccuracyRules::load(const fs::path& file) {
       for (const auto& [metric, pattern] : r.at("patterns").items()) {
         std::string python = pattern.get<std::string>();
         try {
-          rr.patterns.emplace(metric, std::make_pair(python, std::regex(python_regex_to_ecmascript(python))));
+          std::regex regex(python_regex_to_ecmascript(python));
+          std::string required = required_literal(python);
+          rr.patterns.emplace(metric, AccuracyPattern{std::move(python), std::move(regex), std::move(required)});
         } catch (const std::regex_error& e) {
           throw std::runtime_error(fmt::format("round {}: the pattern of {} does not compile: {}", round, metric, e.what()));
         }
@@ -173,9 +175,9 @@ AccuracyResult judge_accuracy(const fs::path& accuracy_dir, const RoundAccuracyR
   static const std::vector<AccuracyBound> kNone;
   auto limits_it = rules.upper_limits.find(model);
   const std::vector<AccuracyBound>& limits = limits_it == rules.upper_limits.end() ? kNone : limits_it->second;
-  auto regex_of = [&](const std::string& metric) -> const std::regex* {
+  auto pattern_of = [&](const std::string& metric) -> const AccuracyPattern* {
     auto p = rules.patterns.find(metric);
-    return p == rules.patterns.end() ? nullptr : &p->second.second;
+    return p == rules.patterns.end() ? nullptr : &p->second;
   };
 
   static const std::regex kHash(R"(hash=([\w\d]+))");
@@ -187,25 +189,21 @@ AccuracyResult judge_accuracy(const fs::path& accuracy_dir, const RoundAccuracyR
   std::uint64_t hash_line = 0;
   std::string line;
   std::uint64_t number = 0;
-  auto capture = [](const std::regex* re, const std::string& text) -> std::optional<std::string> {
-    std::smatch m;
-    if (re && std::regex_search(text, m, *re, std::regex_constants::match_continuous) && m.size() > 1 && m[1].matched) {
-      return m[1].str();
-    }
-    return std::nullopt;
+  auto capture = [](const AccuracyPattern* pattern, const std::string& text) -> std::optional<std::string> {
+    return pattern ? pattern->first_group(text) : std::nullopt;
   };
   while (std::getline(in, line)) {
     ++number;
     // Python reads lines with their newline; `.` and `$` treat it as the end of the line.
     while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.pop_back();
     std::smatch hm;
-    if (std::regex_match(line, hm, kHash)) {
+    if (line.starts_with("hash=") && std::regex_match(line, hm, kHash)) {  // a whole-line match
       out.hash = hm[1].str();
       hash_line = number;
     }
     for (std::size_t i = 0; i < targets->size(); ++i) {
       const AccuracyBound& t = (*targets)[i];
-      std::optional<std::string> acc = capture(regex_of(t.metric), line);
+      std::optional<std::string> acc = capture(pattern_of(t.metric), line);
       if (!acc) continue;
       std::optional<double> v = python_float(*acc);
       if (!v) {
@@ -233,7 +231,7 @@ AccuracyResult judge_accuracy(const fs::path& accuracy_dir, const RoundAccuracyR
       }
     }
     for (std::size_t i = 0; i < limits.size(); ++i) {
-      std::optional<std::string> acc = capture(regex_of(limits[i].metric), line);
+      std::optional<std::string> acc = capture(pattern_of(limits[i].metric), line);
       if (!acc) continue;
       std::optional<double> v = python_float(*acc);
       if ((v && *v > limits[i].value) || !v) {
@@ -416,6 +414,92 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
                                             fmt::join(missing, ", ")));
     }
   }
+}
+
+std::optional<std::string> AccuracyPattern::first_group(const std::string& line) const {
+  if (!required.empty() && line.find(required) == std::string::npos) return std::nullopt;
+  std::smatch m;
+  if (std::regex_search(line, m, regex, std::regex_constants::match_continuous) && m.size() > 1 && m[1].matched) {
+    return m[1].str();
+  }
+  return std::nullopt;
+}
+
+std::string required_literal(const std::string& p) {
+  // Flags can make a letter match others ((?i)); a top-level | makes no text required.
+  for (std::size_t at = p.find("(?"); at != std::string::npos; at = p.find("(?", at + 2)) {
+    if (p.compare(at, 3, "(?:") != 0) return {};
+  }
+  std::string best, run;
+  int depth = 0;
+  auto end_run = [&] {
+    if (run.size() > best.size()) best = run;
+    run.clear();
+  };
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    char literal = 0;
+    switch (c) {
+      case '\\':
+        if (i + 1 >= p.size()) return {};
+        ++i;
+        if (std::isalnum(static_cast<unsigned char>(p[i]))) {
+          end_run();  // \d, \s, \w, \b, a back reference: not one plain character
+        } else {
+          literal = p[i];
+        }
+        break;
+      case '[':  // a class: skipped to its closing bracket
+        end_run();
+        ++i;
+        if (i < p.size() && p[i] == '^') ++i;
+        if (i < p.size() && p[i] == ']') ++i;
+        while (i < p.size() && p[i] != ']') i += p[i] == '\\' ? 2 : 1;
+        if (i >= p.size()) return {};
+        break;
+      case '(':
+        ++depth;
+        end_run();
+        break;
+      case ')':
+        --depth;
+        end_run();
+        break;
+      case '|':
+        if (depth == 0) return {};
+        end_run();
+        break;
+      case '*':
+      case '+':
+      case '?':
+      case '{':
+        // A quantifier (or a literal brace, taken as one: the text is only shorter): the atom
+        // before it is not one required character.
+        if (!run.empty()) run.pop_back();
+        end_run();
+        if (c == '{') {
+          std::size_t j = i + 1;
+          while (j < p.size() && (std::isdigit(static_cast<unsigned char>(p[j])) || p[j] == ',')) ++j;
+          if (j < p.size() && p[j] == '}') i = j;
+        }
+        break;
+      case '.':
+      case '^':
+      case '$':
+        end_run();
+        break;
+      default:
+        literal = c;
+    }
+    if (literal == 0) continue;
+    if (depth > 0) {
+      end_run();  // inside a group: perhaps one branch of several
+    } else {
+      run.push_back(literal);
+    }
+  }
+  end_run();
+  return best;
 }
 
 fs::path submitter_of_scenario(const fs::path& scenario_dir) {

@@ -230,11 +230,9 @@ class TestJudge {
         for (const auto& t : *targets) {
           auto p = accuracy->patterns.find(t.metric);
           if (p == accuracy->patterns.end()) continue;
-          std::smatch m;
-          if (std::regex_search(line, m, p->second.second, std::regex_constants::match_continuous) && m.size() > 1 &&
-              m[1].matched) {
+          if (std::optional<std::string> group = p->second.first_group(line)) {
             char* end = nullptr;
-            const std::string text = m[1].str();
+            const std::string text = std::move(*group);
             const double v = std::strtod(text.c_str(), &end);
             if (!text.empty() && end == text.c_str() + text.size()) values[t.metric] = v;
           }

@@ -77,6 +77,51 @@ TEST(Accuracy, PythonBracesThatAreNoQuantifierAreLiterals) {
   EXPECT_EQ(python_regex_to_ecmascript("[{}]x"), "[{}]x");
 }
 
+// A line without a pattern's required text is passed over without running the regular
+// expression: the text must be in every match, and the answers stay re.match's.
+TEST(Accuracy, APatternsRequiredTextIsInEveryLineItMatches) {
+  EXPECT_EQ(required_literal(R"(.*'rouge1':\s+'?([\d.]+)'?.*)"), "'rouge1':");
+  EXPECT_EQ(required_literal(R"(^AUC=([\d\.]+).*)"), "AUC=");
+  EXPECT_EQ(required_literal(R"(Word Error Rate\:.*, accuracy=([0-9\.]+)%)"), "Word Error Rate:");
+  EXPECT_EQ(required_literal(R"(^{[\"\']exact_match[\"\']\:\s*[\d\.]+,\s*[\"\']f1[\"\']\:\s*([\d\.]+)})"), "exact_match");
+  EXPECT_EQ(required_literal(R"(.*(?:mAP=|'Total':)\s*([\d.]+))"), "");  // only inside a group
+  EXPECT_EQ(required_literal("abc|abd"), "");                             // a top-level alternative
+  EXPECT_EQ(required_literal("(?i)rouge1: (x)"), "");                      // a flag
+  EXPECT_EQ(required_literal("(?:a)(?i)rouge1: (x)"), "");
+  EXPECT_EQ(required_literal("abcd?e"), "abc");    // d is optional
+  EXPECT_EQ(required_literal("xy{2,3}zzzz"), "zzzz");
+  EXPECT_EQ(required_literal(R"([a\]bcdef]gh)"), "gh");  // a class with an escaped bracket
+  EXPECT_EQ(required_literal(R"(\d\d\.)"), ".");
+
+  // Every pattern of every round against lines that match, nearly match and do not.
+  const std::vector<std::string> lines = {
+      R"({'rouge1': 44.5302, 'rouge2': 22.1844, 'rougeL': 28.6, 'rougeLsum': 42.1, 'gen_len': 27615466, 'gen_num': 24576, 'gsm8k': 73.78, 'mbxp': 60.16, 'tokens_per_sample': 294.4, 'exact_match': 90.1})",
+      "{'FID_SCORE': '23.01', 'CLIP_SCORE': '31.75'}", "AUC=80.31%", "mAP=37.55%", "'Total': 0.95", "BLEU: 26.3",
+      R"({"exact_match": 83.6, "f1": 90.87})", "Word Error Rate: 2.03%, accuracy=97.96%", "Accuracy: mean = 0.8621",
+      R"({"accuracy": 76.078, "good": 38039})", "accuracy=76.078%, good=38039, total=50000", "'mean-accuracy': '0.72'",
+      "rouge1: 44.5", "'rouge1':", "", "hash=0123abcd"};
+  std::size_t patterns = 0, matched = 0;
+  for (const auto& [round, r] : rules().rounds) {
+    for (const auto& [metric, pattern] : r.patterns) {
+      ++patterns;
+      for (const auto& line : lines) {
+        std::smatch m;
+        const bool hit = std::regex_search(line, m, pattern.regex, std::regex_constants::match_continuous) &&
+                         m.size() > 1 && m[1].matched;
+        EXPECT_EQ(pattern.first_group(line), hit ? std::optional<std::string>(m[1].str()) : std::nullopt)
+            << round << " " << metric << ": " << line;
+        if (hit) {
+          ++matched;
+          EXPECT_NE(line.find(pattern.required), std::string::npos) << metric;
+        }
+      }
+    }
+  }
+  EXPECT_GT(patterns, 50u);
+  EXPECT_GT(matched, 20u);
+  EXPECT_EQ(rules().rounds.at("v5.1").patterns.at("ROUGE1").required, "'rouge1':");
+}
+
 TEST(Accuracy, RealLlamaAndSdxlRunsMeetTheirTargets) {
   AccuracyResult llama =
       judge_accuracy(source_dir() / kLlama / "Offline/accuracy", rules().rounds.at("v5.1"), "llama2-70b-99", "Offline", "closed");

@@ -25,10 +25,23 @@ struct AccuracyBound {
   double value = 0;    ///< the bound as the checker computes it (e.g. 44.4312 * 0.99)
 };
 
+/// A metric's pattern (ACC_PATTERN): the checker's Python text, its ECMAScript form, and a
+/// text every line it matches holds (required_literal), to pass over the other lines without
+/// running the regular expression.
+struct AccuracyPattern {
+  std::string python;
+  std::regex regex;
+  std::string required;  ///< "" where the pattern has no such text
+
+  /// re.match(python, line): the first group's text where the pattern matches at the start
+  /// of `line` and the group took part; nullopt otherwise.
+  std::optional<std::string> first_group(const std::string& line) const;
+};
+
 /// The accuracy rules of one round.
 struct RoundAccuracyRules {
-  /// metric → the checker's Python pattern (ACC_PATTERN) and its ECMAScript form.
-  std::map<std::string, std::pair<std::string, std::regex>> patterns;
+  /// metric → the checker's pattern (ACC_PATTERN).
+  std::map<std::string, AccuracyPattern> patterns;
   /// model → scenario ("" for every scenario) → targets, in the checker's order.
   std::map<std::string, std::map<std::string, std::vector<AccuracyBound>>> targets;
   std::map<std::string, std::vector<AccuracyBound>> upper_limits;  ///< model → upper limits
@@ -60,6 +73,12 @@ struct AccuracyRules {
 /// A Python regular expression (the subset ACC_PATTERN uses) as std::regex ECMAScript reads it:
 /// a `{` or `}` that does not form a quantifier ({n}, {n,}, {n,m}) is a literal, as in Python.
 std::string python_regex_to_ecmascript(const std::string& pattern);
+
+/// The longest run of plain characters a Python regular expression holds outside groups,
+/// classes and quantified atoms: every string the pattern matches contains it. "" when there
+/// is none, or where flags ((?i) ...) or a top-level alternation could change that. E.g.
+/// ".*'rouge1':\\s+'?([\\d.]+)'?.*" gives "'rouge1':".
+std::string required_literal(const std::string& python_pattern);
 
 /// The accuracy run of one scenario folder, as the checker judges it.
 struct AccuracyResult {
