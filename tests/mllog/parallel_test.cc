@@ -1,0 +1,53 @@
+// parallel.h: the threads parallel_for takes by default follow the CPUs the process may use.
+#include "mlperf/mllog/parallel.h"
+
+#include <gtest/gtest.h>
+#include <sched.h>
+
+#include <stdexcept>
+
+namespace mlperf {
+namespace {
+
+// Restores the calling thread's CPU affinity when the test ends.
+class AffinityGuard {
+ public:
+  AffinityGuard() { CPU_ZERO(&saved_); ok_ = ::sched_getaffinity(0, sizeof saved_, &saved_) == 0; }
+  ~AffinityGuard() {
+    if (ok_) ::sched_setaffinity(0, sizeof saved_, &saved_);
+  }
+  bool ok() const { return ok_; }
+  const cpu_set_t& saved() const { return saved_; }
+
+ private:
+  cpu_set_t saved_;
+  bool ok_ = false;
+};
+
+TEST(Parallel, TheCpusAllowedAreTheAffinityMasksNotTheMachines) {
+  AffinityGuard guard;
+  ASSERT_TRUE(guard.ok());
+  EXPECT_EQ(cpus_allowed(), static_cast<unsigned>(CPU_COUNT(&guard.saved())));
+  // As under `taskset -c N`: one CPU allowed, one thread, whatever the machine has.
+  int first = 0;
+  while (!CPU_ISSET(first, &guard.saved())) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);
+  EXPECT_EQ(cpus_allowed(), 1u);
+}
+
+TEST(Parallel, EveryJobRunsOnceAndTheFirstErrorIsRethrown) {
+  std::vector<int> runs(1000, 0);
+  parallel_for(runs.size(), 4, [&](std::size_t i) { runs[i] += static_cast<int>(i % 7) + 1; });
+  for (std::size_t i = 0; i < runs.size(); ++i) ASSERT_EQ(runs[i], static_cast<int>(i % 7) + 1) << i;
+  EXPECT_THROW(parallel_for(100, 3,
+                            [&](std::size_t i) {
+                              if (i == 50) throw std::runtime_error("job 50");
+                            }),
+               std::runtime_error);
+}
+
+}  // namespace
+}  // namespace mlperf
