@@ -835,24 +835,32 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root) {
     fs::path dir = std::move(stack.back());
     stack.pop_back();
     TreeEntry d{dir, dir.lexically_relative(root).generic_string(), true, false, true};
-    std::vector<fs::path> children;
+    // An entry's shown path is its folder's and its name (what lexically_relative gives
+    // below a folder shown as a relative path), without taking each path apart again.
+    const bool concat = !d.shown.empty() && d.shown != ".";
+    auto shown = [&](const fs::path& p, const std::string& name) {
+      return concat ? d.shown + "/" + name : p.lexically_relative(root).generic_string();
+    };
+    std::vector<std::string> children;
     // Each entry's type as the listing gives it: a stat only for a link (or an unknown type).
     std::vector<FolderEntry> listed;
     list_folder(dir, listed, ec);
-    for (const auto& e : listed) {
+    for (auto& e : listed) {
       d.empty = false;
-      const fs::path p = dir / e.name;
       const bool link = e.is_symlink(dir);
       const bool is_dir = e.is_directory(dir);  // os.walk lists a link to a folder among the folders
       if (is_dir && !link) {
-        children.push_back(p);
+        children.push_back(std::move(e.name));
       } else {
-        out.push_back({p, p.lexically_relative(root).generic_string(), is_dir, link, false});
+        fs::path p = dir / e.name;
+        std::string text = shown(p, e.name);
+        out.push_back({std::move(p), std::move(text), is_dir, link, false});
       }
     }
     out.push_back(std::move(d));
+    // Sibling paths compare as their names do.
     std::sort(children.begin(), children.end());
-    for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(*it);
+    for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(dir / *it);
   }
   return out;
 }

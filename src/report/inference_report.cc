@@ -1,6 +1,9 @@
 #include "mlperf/report/inference_report.h"
 
 #include <charconv>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <ostream>
 
 #include <fmt/format.h>
@@ -133,6 +136,30 @@ nlohmann::json inference_to_json(const DirectoryResult& r) {
 namespace {
 
 constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
+
+// Whether every byte of `s` is printable ASCII other than '"' and '\\' (16 at a time where
+// SSE2 is there): such a string is written as it is.
+bool plain_ascii(const std::string& s) {
+  const char* p = s.data();
+  const char* const end = p + s.size();
+#if defined(__SSE2__)
+  const __m128i space_less_one = _mm_set1_epi8(0x1f);
+  const __m128i tilde = _mm_set1_epi8(0x7e);
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  for (; end - p >= 16; p += 16) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // Signed compares: bytes of 0x80 and above are negative, not above 0x1f.
+    const __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmpgt_epi8(b, tilde), _mm_cmpeq_epi8(b, quote)),
+                                     _mm_or_si128(_mm_cmpeq_epi8(b, backslash),
+                                                  _mm_cmpeq_epi8(_mm_cmpgt_epi8(b, space_less_one), _mm_setzero_si128())));
+    if (_mm_movemask_epi8(bad) != 0) return false;
+  }
+#endif
+  return std::all_of(p, end, [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f && c != '"' && c != '\\';
+  });
+}
 
 // Writes JSON text as nlohmann::json::dump(2) lays it out: members one per line, indented two
 // spaces a level, "key": value, commas at line ends. Scalars go through nlohmann's own
@@ -289,10 +316,7 @@ class JsonText {
   // Printable ASCII without quote or backslash is written as it is (what nlohmann writes);
   // anything else goes through nlohmann's escaping.
   void append_string(const std::string& s) {
-    const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
-      return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f && c != '"' && c != '\\';
-    });
-    if (!plain) {
+    if (!plain_ascii(s)) {
       out_.append(nlohmann::json(s).dump(-1, ' ', false, kReplace));
       return;
     }

@@ -43,6 +43,14 @@ TEST(InferenceJson, TextIsExactlyTheDumpOfTheObject) {
   inf->checks.push_back({"big", true, nlohmann::json(18209322760996052031ULL), nlohmann::json(1e-05), 7, ""});
   inf->checks.push_back({"scalars", false, nlohmann::json(-9223372036854775807LL - 1), nlohmann::json(true), 0, ""});
   inf->checks.push_back({"more", true, nlohmann::json(), nlohmann::json("caf\u00e9 \"q\"\n"), 1, "m"});
+  // Long strings (written 16 bytes at a time) with one byte to escape at various places.
+  for (const char* odd_byte : {"\"", "\\", "\x7f", "\x1f", "\x80", "\xe9", "~", " "}) {
+    for (std::size_t at : {0u, 15u, 16u, 31u, 40u}) {
+      std::string text(41, 'a');
+      text.replace(at, 1, odd_byte);
+      inf->checks.push_back({"long", false, nlohmann::json(text), nlohmann::json::array({text}), 0, text});
+    }
+  }
   // Names that are not UTF-8: "<key>_bytes" siblings, in a string, a list and a structure.
   inf->checks.push_back({"bytes", false, nlohmann::json("v\xfe"), nlohmann::json::parse(R"({"k": ["a"]})"), 2, ""});
   inf->checks.back().limit["k"].push_back("b\xff");
