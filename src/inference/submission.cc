@@ -820,6 +820,7 @@ namespace {
 struct TreeEntry {
   fs::path path;      // absolute
   std::string shown;  // relative to the submission root, as the checker lists it
+  std::string name;   // the last part of the path
   bool directory = false;
   bool symlink = false;
   bool empty = false;  // a folder without entries
@@ -834,7 +835,7 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root) {
   while (!stack.empty()) {
     fs::path dir = std::move(stack.back());
     stack.pop_back();
-    TreeEntry d{dir, dir.lexically_relative(root).generic_string(), true, false, true};
+    TreeEntry d{dir, dir.lexically_relative(root).generic_string(), dir.filename().string(), true, false, true};
     // An entry's shown path is its folder's and its name (what lexically_relative gives
     // below a folder shown as a relative path), without taking each path apart again.
     const bool concat = !d.shown.empty() && d.shown != ".";
@@ -854,7 +855,7 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root) {
       } else {
         fs::path p = dir / e.name;
         std::string text = shown(p, e.name);
-        out.push_back({std::move(p), std::move(text), is_dir, link, false});
+        out.push_back({std::move(p), std::move(text), std::move(e.name), is_dir, link, false});
       }
     }
     out.push_back(std::move(d));
@@ -967,20 +968,20 @@ std::vector<ValidityCheck> judge_submission_tree(const fs::path& submitter_dir, 
       message = "files or folders with git-unfriendly names " + skipped;
       for (const auto& e : entries) {
         if (e.directory && e.symlink) continue;  // os.walk lists a link to a folder in neither list
-        if (e.path.filename().string().starts_with('.')) offend(e);
+        if (e.name.starts_with('.')) offend(e);
       }
     } else if (name == "space_names") {
       limit = "no name with a space";
       message = "files or folders with spaces in their names " + skipped;
       for (const auto& e : entries) {
         if (e.directory && e.symlink) continue;
-        if (e.path.filename().string().find(' ') != std::string::npos) offend(e);
+        if (e.name.find(' ') != std::string::npos) offend(e);
       }
     } else if (name == "pycache") {
       limit = "no __pycache__ folder";
       message = "__pycache__ folders " + skipped;
       for (const auto& e : entries) {
-        if (e.directory && !e.symlink && ends_with(e.path.filename().string(), "__pycache__")) offend(e);
+        if (e.directory && !e.symlink && ends_with(e.name, "__pycache__")) offend(e);
       }
     } else if (name == "empty_dirs") {
       limit = "no empty folder";
