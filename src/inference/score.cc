@@ -132,7 +132,7 @@ const InferenceData::SubmissionTree& InferenceData::tree_of(const fs::path& subm
   std::lock_guard walking(slot->walking);
   if (!slot->walked) {
     SubmissionTree tree;
-    tree.checks = judge_submission_tree(submitter_dir, submission, round, &tree.drops_rows);
+    tree.checks = judge_submission_tree(submitter_dir, submission, round, &tree.drops_rows, &tree.listings);
     slot->tree = std::move(tree);
     slot->walked = true;
   }
@@ -419,6 +419,29 @@ void judge_compliance_run(DirectoryResult& out, InferenceResult& result, const L
   result.compliance_tests = std::move(judged);
 }
 
+// The scenario folder of `run`, absolute and normal (no trailing separator).
+fs::path normal_scenario_dir(const LoadgenRun& run) {
+  fs::path scenario_dir = fs::absolute(run.scenario_dir).lexically_normal();
+  if (scenario_dir.filename().empty()) scenario_dir = scenario_dir.parent_path();
+  return scenario_dir;
+}
+
+// In the submission layout, the submitter's tree is walked (judge_submission_rules) and its
+// listings answer the scenario folder's own checks (run folder, accuracy run, compliance
+// tests, measurements): `use` is set to read them, for the submitter folder as the run names
+// it and as an absolute normal path. Nothing when the round has no submission rules.
+void use_tree_listings(const LoadgenRun& run, const DirectoryResult& out, const std::string& round,
+                       const InferenceData& inf, std::optional<FolderListings::Use>& use) {
+  if (run.bare || out.division.empty() || !inf.submission.rounds.count(round)) return;
+  const fs::path submitter_dir = normal_scenario_dir(run).parent_path().parent_path().parent_path().parent_path();
+  const InferenceData::SubmissionTree& tree = inf.tree_of(submitter_dir, round);
+  std::vector<fs::path> tops{submitter_dir};
+  if (!run.scenario_dir.filename().empty()) {
+    tops.push_back(run.scenario_dir.parent_path().parent_path().parent_path().parent_path());
+  }
+  use.emplace(&tree.listings, std::move(tops));
+}
+
 // The submission-level rules of the round's checker (submission.h) for a folder in the
 // submission layout: the submitter's folder tree (script rounds), the system description <division>/<org>/systems/<system>.json, the
 // scenario's measurements, and the scenarios the model must have on the system's type (counted
@@ -438,8 +461,7 @@ void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const
   }
   const RoundSubmissionRules& rules = rr->second;
   const bool package = !rules.exceptions_stop_checker;  // v6.x: each check's failure invalidates the rows
-  fs::path scenario_dir = fs::absolute(run.scenario_dir).lexically_normal();
-  if (scenario_dir.filename().empty()) scenario_dir = scenario_dir.parent_path();
+  const fs::path scenario_dir = normal_scenario_dir(run);
   const fs::path model_dir = scenario_dir.parent_path();
   const fs::path system_dir = model_dir.parent_path();
   const fs::path submitter_dir = system_dir.parent_path().parent_path();
@@ -525,6 +547,8 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     out.benchmark = result->model + "/" + result->scenario;
 
     for (const auto& w : result->warnings) out.warnings.push_back(w);
+    std::optional<FolderListings::Use> listings;
+    use_tree_listings(run, out, result->round, inf, listings);
     judge_run_folder(*result, run, log);
     tag_system(out, *result, dir, inf, data, log);
     compare_with_published(out, *result, dir, inf, options);

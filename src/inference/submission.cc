@@ -828,7 +828,8 @@ struct TreeEntry {
 
 // os.walk of `top` (symlinks to folders listed, not followed): every folder (itself included)
 // and every other entry.
-std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root) {
+std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderListings* record) {
+  FolderListings::Use fresh(nullptr, {});  // this walk lists every folder itself
   std::vector<TreeEntry> out;
   std::error_code ec;
   std::vector<fs::path> stack{top};
@@ -845,7 +846,8 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root) {
     std::vector<std::string> children;
     // Each entry's type as the listing gives it: a stat only for a link (or an unknown type).
     std::vector<FolderEntry> listed;
-    list_folder(dir, listed, ec);
+    const bool listed_whole = list_folder(dir, listed, ec);
+    if (record && listed_whole) record->add(dir.native().substr(top.native().size()), listed);
     for (auto& e : listed) {
       d.empty = false;
       const bool link = e.is_symlink(dir);
@@ -892,7 +894,8 @@ std::set<std::string> folders_in(const fs::path& dir) {
 }  // namespace
 
 std::vector<ValidityCheck> judge_submission_tree(const fs::path& submitter_dir, const SubmissionRules& rules,
-                                                 const std::string& round, std::vector<bool>* drops_rows) {
+                                                 const std::string& round, std::vector<bool>* drops_rows,
+                                                 FolderListings* listings) {
   const RoundSubmissionRules& r = rules.at(round);
   std::vector<ValidityCheck> out;
   if (!r.tree) return out;
@@ -933,7 +936,7 @@ std::vector<ValidityCheck> judge_submission_tree(const fs::path& submitter_dir, 
         fmt::format("{} contains files outside the submitter folders (the division is skipped)", division), true);
   }
 
-  const std::vector<TreeEntry> entries = walk(submitter, root);
+  const std::vector<TreeEntry> entries = walk(submitter, root, listings);
   const std::string skipped = "(the checker skips the submitter: none of its rows is published)";
   for (const auto& name : t.submitter_checks) {
     std::vector<std::string> bad;

@@ -43,8 +43,45 @@ bool FolderEntry::is_regular_file(const std::filesystem::path& folder) const {
 
 bool FolderEntry::is_symlink(const std::filesystem::path& folder) const { return own_type(*this, folder) == S_IFLNK; }
 
+namespace {
+thread_local const FolderListings::Use* use_in_effect = nullptr;
+}  // namespace
+
+void FolderListings::add(std::string below, std::vector<FolderEntry> entries) {
+  by_folder_.insert_or_assign(std::move(below), std::move(entries));
+}
+
+const std::vector<FolderEntry>* FolderListings::find(std::string_view below) const {
+  auto it = by_folder_.find(below);
+  return it == by_folder_.end() ? nullptr : &it->second;
+}
+
+FolderListings::Use::Use(const FolderListings* listings, std::vector<std::filesystem::path> tops)
+    : listings_(listings), tops_(std::move(tops)), previous_(use_in_effect) {
+  use_in_effect = this;
+}
+
+FolderListings::Use::~Use() { use_in_effect = previous_; }
+
+const std::vector<FolderEntry>* FolderListings::Use::find(const std::filesystem::path& folder) const {
+  if (listings_ == nullptr) return nullptr;
+  const std::string_view path = folder.native();
+  for (const auto& top : tops_) {
+    const std::string_view t = top.native();
+    if (t.empty() || !path.starts_with(t) || (path.size() > t.size() && path[t.size()] != '/')) continue;
+    if (const auto* known = listings_->find(path.substr(t.size()))) return known;
+  }
+  return nullptr;
+}
+
 bool list_folder(const std::filesystem::path& folder, std::vector<FolderEntry>& entries, std::error_code& error) {
   error.clear();
+  if (use_in_effect != nullptr) {
+    if (const std::vector<FolderEntry>* known = use_in_effect->find(folder)) {
+      entries.insert(entries.end(), known->begin(), known->end());
+      return true;
+    }
+  }
   const int fd = ::openat(AT_FDCWD, folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     error = std::error_code(errno, std::generic_category());

@@ -738,6 +738,28 @@ TEST(InferenceSubmission, AWellFormedTreePassesEveryFolderCheck) {
   EXPECT_EQ(check(checks, "file_size")->limit, "files of at most 52428800 bytes");
 }
 
+// The walk keeps each folder's listing, by its path below the submitter folder, for the
+// scenario folders' own checks to read (FolderListings).
+TEST(InferenceSubmission, TheTreeWalkKeepsEveryFolderListingBelowTheSubmitter) {
+  TempDir tmp;
+  const fs::path org = tree_submission(tmp);
+  FolderListings listings;
+  judge_submission_tree(org, rules(), "v5.1", nullptr, &listings);
+  std::size_t folders = 0;
+  for (const auto& e : fs::recursive_directory_iterator(org)) folders += e.is_directory() && !e.is_symlink() ? 1 : 0;
+  EXPECT_EQ(listings.size(), folders + 1);  // the submitter folder too
+  const std::string run = "/results/" + std::string(kSystem) + "/llama2-70b-99/Offline/performance/run_1";
+  ASSERT_NE(listings.find(run), nullptr);
+  ASSERT_EQ(listings.find(run)->size(), 1u);
+  EXPECT_EQ(listings.find(run)->front().name, "mlperf_log_summary.txt");
+  ASSERT_NE(listings.find(""), nullptr);
+  EXPECT_EQ(listings.find("/no/such"), nullptr);
+  // A round without folder rules walks nothing.
+  FolderListings none;
+  judge_submission_tree(org, rules(), "v6.0", nullptr, &none);
+  EXPECT_EQ(none.size(), 0u);
+}
+
 TEST(InferenceSubmission, StrayFilesAndNamesRejectTheSubmitterAndNameTheirPaths) {
   TempDir tmp;
   const fs::path org = tree_submission(tmp);

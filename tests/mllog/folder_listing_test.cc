@@ -2,6 +2,7 @@
 // std::filesystem::directory_iterator's, with one getdents64 pass.
 #include "mlperf/mllog/folder_listing.h"
 
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -77,6 +78,43 @@ TEST(FolderListing, AFolderThatCannotBeListedIsAnError) {
   EXPECT_TRUE(list_folder(tmp.path() / "empty", entries, ec));
   EXPECT_FALSE(ec);
   EXPECT_TRUE(entries.empty());
+}
+
+// Listings kept by a walk answer list_folder while a Use names their top folder, in either
+// spelling, and only then; a folder they do not hold is listed anew.
+TEST(FolderListing, KeptListingsAnswerForTheirTopFolderWhileInUse) {
+  TempDir tmp;
+  const fs::path top = tmp.path() / "org";
+  fs::create_directories(top / "results" / "sys");
+  write_file(top / "results" / "sys" / "real.txt", "x");
+  FolderListings kept;
+  kept.add("/results/sys", {{"kept.txt", DT_REG}});
+  kept.add("", {{"results", DT_DIR}});
+  EXPECT_EQ(kept.size(), 2u);
+  auto names = [](const fs::path& folder) {
+    std::vector<FolderEntry> entries;
+    std::error_code ec;
+    EXPECT_TRUE(list_folder(folder, entries, ec)) << folder;
+    std::vector<std::string> out;
+    for (const auto& e : entries) out.push_back(e.name);
+    return out;
+  };
+  EXPECT_EQ(names(top / "results" / "sys"), std::vector<std::string>{"real.txt"});
+  {
+    FolderListings::Use use(&kept, {top, fs::path("relative/spelling/org")});
+    EXPECT_EQ(names(top / "results" / "sys"), std::vector<std::string>{"kept.txt"});
+    EXPECT_EQ(names(top), std::vector<std::string>{"results"});
+    EXPECT_EQ(names(top / "results"), std::vector<std::string>{"sys"});  // not kept: listed
+    EXPECT_NE(use.find("relative/spelling/org/results/sys"), nullptr);
+    EXPECT_EQ(use.find("relative/spelling/orgx/results/sys"), nullptr);  // another folder
+    EXPECT_EQ(use.find(top.string() + "x"), nullptr);
+    {
+      FolderListings::Use hidden(nullptr, {});
+      EXPECT_EQ(names(top / "results" / "sys"), std::vector<std::string>{"real.txt"});
+    }
+    EXPECT_EQ(names(top / "results" / "sys"), std::vector<std::string>{"kept.txt"});
+  }
+  EXPECT_EQ(names(top / "results" / "sys"), std::vector<std::string>{"real.txt"});
 }
 
 }  // namespace

@@ -61,6 +61,9 @@ struct InferenceData {
   struct SubmissionTree {
     std::vector<ValidityCheck> checks;
     std::vector<bool> drops_rows;
+    /// The walk's listing of each folder of the submitter, read again by the scenario
+    /// folders' own checks (FolderListings::Use) instead of listing the folders anew.
+    FolderListings listings;
   };
   const SubmissionTree& tree_of(const std::filesystem::path& submitter_dir, const std::string& round) const;
 

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "mlperf/mllog/folder_listing.h"
 #include "mlperf/inference/result.h"
 
 namespace mlperf::inference {
@@ -272,8 +273,11 @@ std::vector<ValidityCheck> judge_required_scenarios(const std::string& system_ty
 /// `drops_rows` (same length as the result) says per check whether its failure withholds the
 /// submitter's rows. A broken symlink is one whose target, read as the checker reads it
 /// (relative targets against the submission root, the checker's working folder), does not
-/// exist. Never throws for the tree's content; throws std::invalid_argument for an unknown round.
+/// exist. With `listings`, the walk's listing of each folder is kept there, by its path below
+/// the submitter folder as given, made normal (FolderListings). Never throws for the tree's
+/// content; throws std::invalid_argument for an unknown round.
 std::vector<ValidityCheck> judge_submission_tree(const std::filesystem::path& submitter_dir, const SubmissionRules& rules,
-                                                 const std::string& round, std::vector<bool>* drops_rows = nullptr);
+                                                 const std::string& round, std::vector<bool>* drops_rows = nullptr,
+                                                 FolderListings* listings = nullptr);
 
 }  // namespace mlperf::inference

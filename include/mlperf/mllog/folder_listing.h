@@ -6,7 +6,9 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <unordered_map>
 #include <vector>
 
 namespace mlperf {
@@ -26,10 +28,53 @@ struct FolderEntry {
   bool is_symlink(const std::filesystem::path& folder) const;
 };
 
+/// Listings made once and read again: the inference stage walks a submitter's whole tree
+/// first (judge_submission_tree), then each scenario folder's checks list its run, accuracy
+/// and measurement folders, which that walk listed already. The listings are kept by their
+/// path below one folder (the submitter's); while a FolderListings::Use is alive on a thread,
+/// list_folder answers a folder below one of the Use's spellings of that folder from them,
+/// and lists other folders anew.
+class FolderListings {
+ public:
+  /// Keeps the entries of the folder at `below` under the top folder: "" for the top itself,
+  /// "/results/sys" for <top>/results/sys. A listing that failed is not to be kept.
+  void add(std::string below, std::vector<FolderEntry> entries);
+  /// The entries kept for `below`, or nullptr.
+  const std::vector<FolderEntry>* find(std::string_view below) const;
+  std::size_t size() const { return by_folder_.size(); }
+
+  /// Makes `listings` the ones list_folder reads on this thread, for folders below `tops`
+  /// (spellings of the top folder: as a path was given, its absolute normal form), until the
+  /// Use is destroyed; `listings` must outlive it. Uses nest; a Use of nullptr hides them.
+  class Use {
+   public:
+    Use(const FolderListings* listings, std::vector<std::filesystem::path> tops);
+    ~Use();
+    Use(const Use&) = delete;
+    Use& operator=(const Use&) = delete;
+
+    /// The listing of `folder` when it lies below one of the tops and is kept, else nullptr.
+    const std::vector<FolderEntry>* find(const std::filesystem::path& folder) const;
+
+   private:
+    const FolderListings* listings_;
+    std::vector<std::filesystem::path> tops_;
+    const Use* previous_;
+  };
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::vector<FolderEntry>, Hash, std::equal_to<>> by_folder_;
+};
+
 /// Lists `folder`: every entry but "." and "..", in the order the kernel gives them (the
-/// order of std::filesystem::directory_iterator). Returns false with `error` set when the
-/// folder cannot be opened or read; `entries` then holds what was read before the error.
-/// Never throws except std::bad_alloc.
+/// order of std::filesystem::directory_iterator); from the FolderListings in use on this
+/// thread where they hold it. Returns false with `error` set when the folder cannot be
+/// opened or read; `entries` then holds what was read before the error. Never throws except
+/// std::bad_alloc.
 bool list_folder(const std::filesystem::path& folder, std::vector<FolderEntry>& entries, std::error_code& error);
 
 }  // namespace mlperf
