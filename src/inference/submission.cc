@@ -824,12 +824,12 @@ struct TreeEntry {
   bool directory = false;
   bool symlink = false;
   bool empty = false;  // a folder without entries
+  std::int64_t size = -1;  // a regular file's size as the walk found it (-1: not known)
 };
 
 // os.walk of `top` (symlinks to folders listed, not followed): every folder (itself included)
 // and every other entry.
 std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderListings* record) {
-  FolderListings::Use fresh(nullptr, {});  // this walk lists every folder itself
   std::vector<TreeEntry> out;
   std::error_code ec;
   std::vector<fs::path> stack{top};
@@ -846,7 +846,7 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderLis
     std::vector<std::string> children;
     // Each entry's type as the listing gives it: a stat only for a link (or an unknown type).
     std::vector<FolderEntry> listed;
-    const bool listed_whole = list_folder(dir, listed, ec);
+    const bool listed_whole = list_folder_with_sizes(dir, listed, ec);
     if (record && listed_whole) record->add(dir.native().substr(top.native().size()), listed);
     for (auto& e : listed) {
       d.empty = false;
@@ -857,7 +857,7 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderLis
       } else {
         fs::path p = dir / e.name;
         std::string text = shown(p, e.name);
-        out.push_back({std::move(p), std::move(text), std::move(e.name), is_dir, link, false});
+        out.push_back({std::move(p), std::move(text), std::move(e.name), is_dir, link, false, e.size});
       }
     }
     out.push_back(std::move(d));
@@ -962,6 +962,12 @@ std::vector<ValidityCheck> judge_submission_tree(const fs::path& submitter_dir, 
       message = "files over the size limit " + skipped;
       for (const auto& e : entries) {
         if (e.directory) continue;
+        // The size the walk took relative to the open folder; a look-up of the path only
+        // where it could not (not a regular file, or its stat failed).
+        if (e.size >= 0) {
+          if (static_cast<std::uintmax_t>(e.size) > t.file_size_limit_bytes) offend(e);
+          continue;
+        }
         std::error_code ec;
         const auto size = fs::file_size(e.path, ec);
         if (!ec && size > t.file_size_limit_bytes) offend(e);

@@ -74,14 +74,12 @@ const std::vector<FolderEntry>* FolderListings::Use::find(const std::filesystem:
   return nullptr;
 }
 
-bool list_folder(const std::filesystem::path& folder, std::vector<FolderEntry>& entries, std::error_code& error) {
-  error.clear();
-  if (use_in_effect != nullptr) {
-    if (const std::vector<FolderEntry>* known = use_in_effect->find(folder)) {
-      entries.insert(entries.end(), known->begin(), known->end());
-      return true;
-    }
-  }
+namespace {
+
+// One getdents64 pass over `folder`; with `sizes`, an fstatat (links followed) of each entry
+// that may be a regular file.
+bool read_folder(const std::filesystem::path& folder, std::vector<FolderEntry>& entries, std::error_code& error,
+                 bool sizes) {
   const int fd = ::openat(AT_FDCWD, folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     error = std::error_code(errno, std::generic_category());
@@ -102,11 +100,34 @@ bool list_folder(const std::filesystem::path& folder, std::vector<FolderEntry>& 
       at += entry->d_reclen;
       const std::string_view name(entry->d_name);
       if (name == "." || name == "..") continue;
-      entries.push_back({std::string(name), entry->d_type});
+      FolderEntry& e = entries.emplace_back(FolderEntry{std::string(name), entry->d_type, -1});
+      if (sizes && (e.type == DT_REG || e.type == DT_LNK || e.type == DT_UNKNOWN)) {
+        struct stat info {};
+        if (::fstatat(fd, entry->d_name, &info, 0) == 0 && S_ISREG(info.st_mode)) e.size = info.st_size;
+      }
     }
   }
   ::close(fd);
   return ok;
+}
+
+}  // namespace
+
+bool list_folder(const std::filesystem::path& folder, std::vector<FolderEntry>& entries, std::error_code& error) {
+  error.clear();
+  if (use_in_effect != nullptr) {
+    if (const std::vector<FolderEntry>* known = use_in_effect->find(folder)) {
+      entries.insert(entries.end(), known->begin(), known->end());
+      return true;
+    }
+  }
+  return read_folder(folder, entries, error, false);
+}
+
+bool list_folder_with_sizes(const std::filesystem::path& folder, std::vector<FolderEntry>& entries,
+                            std::error_code& error) {
+  error.clear();
+  return read_folder(folder, entries, error, true);
 }
 
 }  // namespace mlperf

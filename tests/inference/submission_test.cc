@@ -760,6 +760,24 @@ TEST(InferenceSubmission, TheTreeWalkKeepsEveryFolderListingBelowTheSubmitter) {
   EXPECT_EQ(none.size(), 0u);
 }
 
+// FILE_SIZE_LIMIT_MB: a file over 50 MiB (sparse here), or a link to one, rejects the
+// submitter; one of exactly 50 MiB does not.
+TEST(InferenceSubmission, AFileOverTheSizeLimitRejectsTheSubmitter) {
+  TempDir tmp;
+  const fs::path org = tree_submission(tmp);
+  write_file(org / "code/llama2-70b-99/at_limit.bin", "");
+  fs::resize_file(org / "code/llama2-70b-99/at_limit.bin", 52428800);
+  EXPECT_TRUE(check(judge_submission_tree(org, rules(), "v5.1"), "file_size")->passed);
+  write_file(org / "code/llama2-70b-99/big.bin", "");
+  fs::resize_file(org / "code/llama2-70b-99/big.bin", 52428801);
+  fs::create_symlink("big.bin", org / "code/llama2-70b-99/link_to_big");
+  auto checks = judge_submission_tree(org, rules(), "v5.1");
+  EXPECT_FALSE(check(checks, "file_size")->passed);
+  auto value = check(checks, "file_size")->value;
+  std::sort(value.begin(), value.end());
+  EXPECT_EQ(value, json::array({"closed/AMD/code/llama2-70b-99/big.bin", "closed/AMD/code/llama2-70b-99/link_to_big"}));
+}
+
 TEST(InferenceSubmission, StrayFilesAndNamesRejectTheSubmitterAndNameTheirPaths) {
   TempDir tmp;
   const fs::path org = tree_submission(tmp);

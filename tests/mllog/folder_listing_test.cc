@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <map>
 
 #include "../test_support.h"
 
@@ -62,6 +63,28 @@ TEST(FolderListing, EntriesAndTheirTypesAreTheDirectoryIterators) {
   EXPECT_TRUE((FolderEntry{"folder", 0}.is_directory(dir)));
   EXPECT_TRUE((FolderEntry{"link_to_file", 0}.is_symlink(dir)));
   EXPECT_TRUE((FolderEntry{"link_to_file", 0}.is_regular_file(dir)));
+}
+
+TEST(FolderListing, SizesAreThoseOfRegularFilesLinksFollowed) {
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "d";
+  fs::create_directories(dir / "folder");
+  write_file(dir / "file.txt", "12345");
+  fs::create_symlink("file.txt", dir / "link_to_file");
+  fs::create_symlink("folder", dir / "link_to_folder");
+  fs::create_symlink("nowhere", dir / "broken_link");
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  std::vector<FolderEntry> entries;
+  std::error_code ec;
+  ASSERT_TRUE(list_folder_with_sizes(dir, entries, ec));
+  std::map<std::string, std::int64_t> sizes;
+  for (const auto& e : entries) sizes[e.name] = e.size;
+  EXPECT_EQ(sizes, (std::map<std::string, std::int64_t>{{"file.txt", 5}, {"link_to_file", 5}, {"folder", -1},
+                                                         {"link_to_folder", -1}, {"broken_link", -1}, {"fifo", -1}}));
+  // Without sizes asked for, none is known.
+  entries.clear();
+  ASSERT_TRUE(list_folder(dir, entries, ec));
+  for (const auto& e : entries) EXPECT_EQ(e.size, -1) << e.name;
 }
 
 TEST(FolderListing, AFolderThatCannotBeListedIsAnError) {

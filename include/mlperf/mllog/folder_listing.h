@@ -4,6 +4,7 @@
 // folder (fdopendir's fcntl twice and fstat); the inference stage lists every folder of a
 // submission, 12,000 on the v5.1 round.
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -18,6 +19,9 @@ namespace mlperf {
 struct FolderEntry {
   std::string name;
   unsigned char type = 0;
+  /// The size in bytes of a regular file (symbolic links followed), where list_folder was
+  /// asked for sizes; -1 otherwise (not asked, not a regular file, or its stat failed).
+  std::int64_t size = -1;
 
   /// What std::filesystem::directory_entry answers for it below `folder`, symbolic links
   /// followed: the listed type where it is not a link nor unknown, else a stat of the path
@@ -76,5 +80,10 @@ class FolderListings {
 /// opened or read; `entries` then holds what was read before the error. Never throws except
 /// std::bad_alloc.
 bool list_folder(const std::filesystem::path& folder, std::vector<FolderEntry>& entries, std::error_code& error);
+
+/// As list_folder, with each regular file's size (FolderEntry::size), taken with one fstatat
+/// relative to the open folder rather than a look-up of its whole path. Always lists anew.
+bool list_folder_with_sizes(const std::filesystem::path& folder, std::vector<FolderEntry>& entries,
+                            std::error_code& error);
 
 }  // namespace mlperf
