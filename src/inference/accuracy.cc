@@ -394,11 +394,7 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
         continue;
       }
       std::set<std::string> present;
-      std::vector<FolderEntry> entries;
-      list_folder(sub, entries, ec);
-      for (const auto& e : entries) {
-        if (e.is_regular_file(sub)) present.insert(e.name.substr(0, e.name.find('.')));  // Python's f.split(".")[0]
-      }
+      for (const auto& name : regular_files_in(sub)) present.insert(name.substr(0, name.find('.')));  // f.split(".")[0]
       for (const auto& stem : stems) {
         if (!present.count(stem)) missing.push_back(folder + "/" + stem + ".png");
       }

@@ -14,13 +14,8 @@ namespace fs = std::filesystem;
 
 FilesDiff files_diff(const fs::path& dir, const std::vector<std::string>& required, std::vector<std::string> optional) {
   optional.insert(optional.end(), {"mlperf_log_trace.json", "results.json", ".gitkeep"});
-  std::set<std::string> present;
-  std::vector<FolderEntry> entries;
-  std::error_code ec;
-  list_folder(dir, entries, ec);
-  for (auto& e : entries) {
-    if (e.is_regular_file(dir)) present.insert(std::move(e.name));
-  }
+  const std::vector<std::string> files = regular_files_in(dir);
+  const std::set<std::string> present(files.begin(), files.end());
   const std::set<std::string> allowed(optional.begin(), optional.end());
   FilesDiff d;
   for (const auto& r : required) {

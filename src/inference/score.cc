@@ -176,13 +176,7 @@ const std::set<std::string>& InferenceData::scenario_folders_of(const fs::path& 
       return it->second;
     }
   }
-  std::set<std::string> folders;
-  std::vector<FolderEntry> entries;
-  std::error_code ec;
-  list_folder(model_dir, entries, ec);
-  for (auto& e : entries) {
-    if (e.is_directory(model_dir)) folders.insert(std::move(e.name));
-  }
+  std::set<std::string> folders = folders_in(model_dir);
   std::lock_guard lock(cache_->mutex);
   return cache_->scenario_folders.emplace(model_dir.native(), std::move(folders)).first->second;
 }

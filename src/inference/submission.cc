@@ -505,13 +505,7 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
   out.push_back(pass("measurements_dir", dir.string(), fill(m.dir)));
 
   // The files directly in the folder, in name order (os.path.isfile follows links).
-  std::vector<std::string> files;
-  std::vector<FolderEntry> entries;
-  list_folder(dir, entries, ec);
-  for (auto& e : entries) {
-    if (e.is_regular_file(dir)) files.push_back(std::move(e.name));
-  }
-  std::sort(files.begin(), files.end());
+  const std::vector<std::string> files = regular_files_in(dir);
 
   // measurements_files.
   {
@@ -864,29 +858,6 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderLis
     // Sibling paths compare as their names do.
     std::sort(children.begin(), children.end());
     for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(dir / *it);
-  }
-  return out;
-}
-
-std::vector<std::string> regular_files_in(const fs::path& dir) {
-  std::vector<std::string> out;
-  std::vector<FolderEntry> entries;
-  std::error_code ec;
-  list_folder(dir, entries, ec);
-  for (auto& e : entries) {
-    if (e.is_regular_file(dir)) out.push_back(std::move(e.name));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::set<std::string> folders_in(const fs::path& dir) {
-  std::set<std::string> out;
-  std::vector<FolderEntry> entries;
-  std::error_code ec;
-  list_folder(dir, entries, ec);
-  for (auto& e : entries) {
-    if (e.is_directory(dir)) out.insert(std::move(e.name));
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <string_view>
 
@@ -128,6 +129,29 @@ bool list_folder_with_sizes(const std::filesystem::path& folder, std::vector<Fol
                             std::error_code& error) {
   error.clear();
   return read_folder(folder, entries, error, true);
+}
+
+std::set<std::string> folders_in(const std::filesystem::path& folder) {
+  std::set<std::string> out;
+  std::vector<FolderEntry> entries;
+  std::error_code error;
+  list_folder(folder, entries, error);
+  for (auto& e : entries) {
+    if (e.is_directory(folder)) out.insert(std::move(e.name));
+  }
+  return out;
+}
+
+std::vector<std::string> regular_files_in(const std::filesystem::path& folder) {
+  std::vector<std::string> out;
+  std::vector<FolderEntry> entries;
+  std::error_code error;
+  list_folder(folder, entries, error);
+  for (auto& e : entries) {
+    if (e.is_regular_file(folder)) out.push_back(std::move(e.name));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace mlperf

@@ -87,6 +87,22 @@ TEST(FolderListing, SizesAreThoseOfRegularFilesLinksFollowed) {
   for (const auto& e : entries) EXPECT_EQ(e.size, -1) << e.name;
 }
 
+TEST(FolderListing, FoldersAndRegularFilesAreNamedSortedLinksFollowed) {
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "d";
+  fs::create_directories(dir / "b_folder");
+  fs::create_directories(dir / "a_folder");
+  write_file(dir / "z.txt", "x");
+  write_file(dir / "c.txt", "x");
+  fs::create_symlink("z.txt", dir / "link_to_file");
+  fs::create_symlink("a_folder", dir / "link_to_folder");
+  fs::create_symlink("nowhere", dir / "broken_link");
+  EXPECT_EQ(folders_in(dir), (std::set<std::string>{"a_folder", "b_folder", "link_to_folder"}));
+  EXPECT_EQ(regular_files_in(dir), (std::vector<std::string>{"c.txt", "link_to_file", "z.txt"}));
+  EXPECT_TRUE(folders_in(tmp.path() / "absent").empty());
+  EXPECT_TRUE(regular_files_in(tmp.path() / "absent").empty());
+}
+
 TEST(FolderListing, AFolderThatCannotBeListedIsAnError) {
   TempDir tmp;
   std::vector<FolderEntry> entries;

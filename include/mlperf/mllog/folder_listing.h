@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -85,5 +86,14 @@ bool list_folder(const std::filesystem::path& folder, std::vector<FolderEntry>& 
 /// relative to the open folder rather than a look-up of its whole path. Always lists anew.
 bool list_folder_with_sizes(const std::filesystem::path& folder, std::vector<FolderEntry>& entries,
                             std::error_code& error);
+
+/// The names of the folders in `folder` (links to folders counted, as os.path.isdir does),
+/// sorted; those listed before an error when it cannot be read whole. Never throws except
+/// std::bad_alloc.
+std::set<std::string> folders_in(const std::filesystem::path& folder);
+
+/// The names of the regular files in `folder` (links to them counted, as os.path.isfile
+/// does), sorted; as folders_in for errors.
+std::vector<std::string> regular_files_in(const std::filesystem::path& folder);
 
 }  // namespace mlperf
