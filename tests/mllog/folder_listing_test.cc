@@ -18,16 +18,23 @@ namespace fs = std::filesystem;
 using testing::TempDir;
 using testing::write_file;
 
-TEST(FolderListing, EntriesAndTheirTypesAreTheDirectoryIterators) {
-  TempDir tmp;
+// A folder holding one of each kind of entry: a folder, a file of 5 bytes, links to both, a
+// broken link and a FIFO.
+fs::path sample_folder(const TempDir& tmp) {
   const fs::path dir = tmp.path() / "d";
   fs::create_directories(dir / "folder");
-  write_file(dir / "file.txt", "x");
-  write_file(dir / ".hidden", "");
+  write_file(dir / "file.txt", "12345");
   fs::create_symlink("file.txt", dir / "link_to_file");
   fs::create_symlink("folder", dir / "link_to_folder");
   fs::create_symlink("nowhere", dir / "broken_link");
-  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  EXPECT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  return dir;
+}
+
+TEST(FolderListing, EntriesAndTheirTypesAreTheDirectoryIterators) {
+  TempDir tmp;
+  const fs::path dir = sample_folder(tmp);
+  write_file(dir / ".hidden", "");
 
   std::vector<FolderEntry> entries;
   std::error_code ec;
@@ -67,13 +74,7 @@ TEST(FolderListing, EntriesAndTheirTypesAreTheDirectoryIterators) {
 
 TEST(FolderListing, SizesAreThoseOfRegularFilesLinksFollowed) {
   TempDir tmp;
-  const fs::path dir = tmp.path() / "d";
-  fs::create_directories(dir / "folder");
-  write_file(dir / "file.txt", "12345");
-  fs::create_symlink("file.txt", dir / "link_to_file");
-  fs::create_symlink("folder", dir / "link_to_folder");
-  fs::create_symlink("nowhere", dir / "broken_link");
-  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  const fs::path dir = sample_folder(tmp);
   std::vector<FolderEntry> entries;
   std::error_code ec;
   ASSERT_TRUE(list_folder_with_sizes(dir, entries, ec));
@@ -89,16 +90,11 @@ TEST(FolderListing, SizesAreThoseOfRegularFilesLinksFollowed) {
 
 TEST(FolderListing, FoldersAndRegularFilesAreNamedSortedLinksFollowed) {
   TempDir tmp;
-  const fs::path dir = tmp.path() / "d";
-  fs::create_directories(dir / "b_folder");
+  const fs::path dir = sample_folder(tmp);
   fs::create_directories(dir / "a_folder");
-  write_file(dir / "z.txt", "x");
   write_file(dir / "c.txt", "x");
-  fs::create_symlink("z.txt", dir / "link_to_file");
-  fs::create_symlink("a_folder", dir / "link_to_folder");
-  fs::create_symlink("nowhere", dir / "broken_link");
-  EXPECT_EQ(folders_in(dir), (std::set<std::string>{"a_folder", "b_folder", "link_to_folder"}));
-  EXPECT_EQ(regular_files_in(dir), (std::vector<std::string>{"c.txt", "link_to_file", "z.txt"}));
+  EXPECT_EQ(folders_in(dir), (std::set<std::string>{"a_folder", "folder", "link_to_folder"}));
+  EXPECT_EQ(regular_files_in(dir), (std::vector<std::string>{"c.txt", "file.txt", "link_to_file"}));
   EXPECT_TRUE(folders_in(tmp.path() / "absent").empty());
   EXPECT_TRUE(regular_files_in(tmp.path() / "absent").empty());
 }
