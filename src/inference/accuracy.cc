@@ -1,10 +1,10 @@
 // Reading accuracy/accuracy.txt as the submission checker's check_accuracy_dir does.
 
-#include "mlperf/mllog/folder_listing.h"
 #include "mlperf/inference/accuracy.h"
 
 #include "mlperf/inference/folder_files.h"
 #include "mlperf/inference/loadgen_log.h"
+#include "mlperf/mllog/folder_listing.h"
 
 #include <new>
 #include <cctype>

@@ -1,7 +1,7 @@
 // files_diff and text lines as the submission checker reads them (folder_files.h).
 
-#include "mlperf/mllog/folder_listing.h"
 #include "mlperf/inference/folder_files.h"
+#include "mlperf/mllog/folder_listing.h"
 
 #include <algorithm>
 #include <fstream>

@@ -1,4 +1,3 @@
-#include "mlperf/mllog/folder_listing.h"
 #include "mlperf/inference/score.h"
 
 #include "mlperf/inference/accuracy.h"
@@ -16,6 +15,7 @@
 #include <fmt/ranges.h>
 
 #include "mlperf/mllog/path_text.h"
+#include "mlperf/mllog/folder_listing.h"
 
 namespace mlperf {
 

@@ -1,8 +1,8 @@
 // The submission-level rules of the official inference submission checker: the system
 // description, the measurements of a scenario and the required scenarios of a model.
 
-#include "mlperf/mllog/folder_listing.h"
 #include "mlperf/inference/submission.h"
+#include "mlperf/mllog/folder_listing.h"
 
 #include <new>
 #include <fmt/format.h>

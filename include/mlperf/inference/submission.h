@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include "mlperf/mllog/folder_listing.h"
 #include "mlperf/inference/result.h"
+#include "mlperf/mllog/folder_listing.h"
 
 namespace mlperf::inference {
 
