@@ -1307,13 +1307,13 @@ bool from_line_text(const Node& node, Env& env, PyValue& out) {
       out = from_json_text(text.value);
       return true;
     case kVMetadataMember: {
-      std::string_view member = json_member(text.metadata, *node.kids[1]->constant.str());
+      std::string_view member = text.metadata_member(*node.kids[1]->constant.str());
       if (!is_scalar_text(member)) return false;  // absent, or a list or dict
       out = from_json_text(member);
       return true;
     }
     case kInVMetadata: {
-      const bool present = !json_member(text.metadata, *node.kids[0]->constant.str()).empty();
+      const bool present = !text.metadata_member(*node.kids[0]->constant.str()).empty();
       out = PyValue(node.op_codes[0] == kIn ? present : !present);
       return true;
     }

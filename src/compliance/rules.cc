@@ -1046,7 +1046,7 @@ void LogReader::add_event(const EventView& view, std::string_view line_text, std
   const int key_id = keys_->id(view.key);
   if (key_id < 0 || stopped_) return;  // after a stop only parse errors are still reported
   // v is converted only when a config's code needs it (LineText).
-  LineText text{view.value, view.metadata, {}};
+  LineText text{view.value, view.metadata, {}, std::nullopt};
   LogLine& l = line_;  // reused: its key keeps its capacity
   l.line = view.line;
   l.timestamp = view.time_ms;

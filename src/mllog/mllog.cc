@@ -948,6 +948,39 @@ std::string_view json_member(std::string_view object, std::string_view name) {
   }
 }
 
+ObjectMembers::ObjectMembers(std::string_view object) : object_(object) {
+  // json_member's walk, every member kept: it stops where json_member would.
+  if (object.empty() || object[0] != '{') return;
+  Scanner s(object.data() + 1, object.data() + object.size());
+  s.skip_whitespace();
+  if (s.peek() == '}') return;
+  for (;;) {
+    std::string_view member;
+    if (!s.member_name(member)) return;
+    const char* start = s.pos();
+    if (!s.value()) return;
+    if (count_ == kKept) {
+      overflow_ = true;
+      return;
+    }
+    names_[count_] = member;
+    values_[count_] = std::string_view(start, static_cast<std::size_t>(s.pos() - start));
+    ++count_;
+    s.skip_whitespace();
+    if (s.peek() != ',') return;
+    s.advance();
+    s.skip_whitespace();
+  }
+}
+
+std::string_view ObjectMembers::find(std::string_view name) const {
+  if (overflow_) return json_member(object_, name);
+  for (std::size_t i = count_; i-- > 0;) {
+    if (names_[i] == name) return values_[i];
+  }
+  return {};
+}
+
 std::optional<double> json_number(std::string_view value) {
   if (!starts_number(value)) return std::nullopt;
   const char* first = value.data();

@@ -51,9 +51,15 @@ std::string_view key_of(const Event& e) { return e.key; }
 std::string_view key_of(const EventView& e) { return e.key; }
 
 std::optional<double> metadata_number(const Event& e, std::string_view name) { return number_at(e.metadata, name); }
-std::optional<double> metadata_number(const EventView& e, std::string_view name) {
-  return json_number(json_member(e.metadata, name));
+
+std::optional<double> metadata_number(const ObjectMembers& metadata, std::string_view name) {
+  return json_number(metadata.find(name));
 }
+
+// What an event's metadata is read through when it is read more than once: the parsed
+// object of an Event, the members of an EventView's metadata found in one pass.
+const Event& metadata_reader(const Event& e) { return e; }
+ObjectMembers metadata_reader(const EventView& e) { return ObjectMembers(e.metadata); }
 
 // metadata.<name> when it is a string.
 std::optional<std::string> metadata_string(const Event& e, std::string_view name) {
@@ -61,8 +67,8 @@ std::optional<std::string> metadata_string(const Event& e, std::string_view name
   if (it == e.metadata.end() || !it->is_string()) return std::nullopt;
   return it->template get<std::string>();
 }
-std::optional<std::string> metadata_string(const EventView& e, std::string_view name) {
-  return json_string(json_member(e.metadata, name));
+std::optional<std::string> metadata_string(const ObjectMembers& metadata, std::string_view name) {
+  return json_string(metadata.find(name));
 }
 
 // metadata.<name> as string_value gives it, when present.
@@ -141,23 +147,24 @@ const BenchmarkFacts* RunBuilder::facts_now() const {
 template <class E>
 void RunBuilder::on_eval(const E& e) {
   const BenchmarkFacts* facts = facts_now();
+  const auto& metadata = metadata_reader(e);
   // Remember the convergence point in every unit; the unit is chosen at run_stop (§4.1).
-  if (auto s = metadata_number(e, "samples_count")) last_samples_count_ = *s;
-  if (auto epoch = metadata_number(e, "epoch_num")) last_epoch_num_ = *epoch;
+  if (auto s = metadata_number(metadata, "samples_count")) last_samples_count_ = *s;
+  if (auto epoch = metadata_number(metadata, "epoch_num")) last_epoch_num_ = *epoch;
   any_point_ = true;
   if (facts && facts->convergence_unit == ConvergenceUnit::kMetricStep) {
-    auto step = metadata_number(e, facts->step_field(options_.ruleset));
+    auto step = metadata_number(metadata, facts->step_field(options_.ruleset));
     if (!step) return;
-    auto metric = metadata_string(e, "metric");
+    auto metric = metadata_string(metadata, "metric");
     auto value = value_number(e);
     if (metric && value) metric_steps_[*step][*metric] = *value;
     return;
   }
   if (key_of(e) == "eval_accuracy" && run_.eval_points.size() < Run::kMaxKeptEvalPoints) {
     auto value = value_number(e);
-    auto x = metadata_number(e, "samples_count");
+    auto x = metadata_number(metadata, "samples_count");
     if (!x) {
-      x = metadata_number(e, "epoch_num");
+      x = metadata_number(metadata, "epoch_num");
       if (x && value) run_.eval_points_in_epochs = true;
     }
     if (value && x) run_.eval_points.push_back({*x, *value});
@@ -500,16 +507,31 @@ std::string_view mllog_payload(std::string_view text) {
 
 }  // namespace
 
-Run read_run(const std::filesystem::path& path, const std::string& benchmark_hint, const Facts& facts,
-             const RunOptions& options) {
-  // A FIFO, socket or device named result_N.txt is no log (and opening a FIFO blocks).
+ResultFileStat stat_result_file(const std::filesystem::path& path) {
+  ResultFileStat out;
   struct stat info {};
-  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+  if (::stat(path.c_str(), &info) != 0) return out;
+  out.known = true;
+  out.regular = S_ISREG(info.st_mode);
+  out.directory = S_ISDIR(info.st_mode);
+  out.bytes = out.regular ? static_cast<std::uint64_t>(info.st_size) : 0;
+  return out;
+}
+
+Run read_run(const std::filesystem::path& path, const ResultFileStat& before_open, const std::string& benchmark_hint,
+             const Facts& facts, const RunOptions& options) {
+  // A FIFO, socket or device named result_N.txt is no log (and opening a FIFO blocks).
+  if (before_open.known && !before_open.regular) {
     throw std::runtime_error(fmt::format("{}: cannot open: {}", path.string(),
-                                         S_ISDIR(info.st_mode) ? std::strerror(EISDIR) : "not a regular file"));
+                                         before_open.directory ? std::strerror(EISDIR) : "not a regular file"));
   }
   LineReader reader(file_source(path));
   return read_run(reader, path.string(), benchmark_hint, facts, options);
+}
+
+Run read_run(const std::filesystem::path& path, const std::string& benchmark_hint, const Facts& facts,
+             const RunOptions& options) {
+  return read_run(path, stat_result_file(path), benchmark_hint, facts, options);
 }
 
 Run read_run(LineReader& reader, const std::string& name, const std::string& benchmark_hint,

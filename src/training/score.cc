@@ -664,7 +664,7 @@ std::vector<DirectoryResult> score_training_directories(const std::vector<Benchm
   struct FileJob {
     std::size_t dir;
     std::size_t file;
-    std::uintmax_t bytes;
+    ResultFileStat stat;  // its size orders the jobs; its type spares read_run a second stat
   };
   std::vector<FileJob> jobs;
   for (std::size_t d = 0; d < dirs.size(); ++d) {
@@ -675,18 +675,16 @@ std::vector<DirectoryResult> score_training_directories(const std::vector<Benchm
     ahead[d].read.resize(dirs[d].result_files.size(), 0);
     ahead[d].errors.resize(dirs[d].result_files.size());
     for (std::size_t f = 0; f < dirs[d].result_files.size(); ++f) {
-      std::error_code ec;
-      std::uintmax_t bytes = fs::file_size(dirs[d].result_files[f], ec);
-      jobs.push_back({d, f, ec ? 0 : bytes});
+      jobs.push_back({d, f, stat_result_file(dirs[d].result_files[f])});
     }
   }
-  std::stable_sort(jobs.begin(), jobs.end(), [](const FileJob& a, const FileJob& b) { return a.bytes > b.bytes; });
+  std::stable_sort(jobs.begin(), jobs.end(), [](const FileJob& a, const FileJob& b) { return a.stat.bytes > b.stat.bytes; });
   parallel_for(jobs.size(), threads, [&](std::size_t j) {
     const FileJob& job = jobs[j];
     const BenchmarkDir& dir = dirs[job.dir];
     ReadAhead& slot = ahead[job.dir];
     try {
-      slot.runs[job.file] = read_run(dir.result_files[job.file], dir.benchmark_name, data.facts(), slot.options);
+      slot.runs[job.file] = read_run(dir.result_files[job.file], job.stat, dir.benchmark_name, data.facts(), slot.options);
       slot.read[job.file] = 1;
     } catch (const std::bad_alloc&) {
       throw;  // out of memory is never a finding: main.cc says so, exit 2

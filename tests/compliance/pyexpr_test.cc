@@ -136,7 +136,7 @@ TEST(PyExpr, LineTextAnswersAsTheConvertedLine) {
   for (const auto& text : exprs) {
     Env converted;
     converted.v = from_json(nlohmann::json::parse(R"({"value": )" + value + R"(, "metadata": )" + metadata + "}"));
-    LineText line{value, metadata, {}};
+    LineText line{value, metadata, {}, std::nullopt};
     Env lazy;
     lazy.pending = &line;
     EXPECT_EQ(repr(eval(text, lazy)), repr(eval(text, converted))) << text;
@@ -144,7 +144,7 @@ TEST(PyExpr, LineTextAnswersAsTheConvertedLine) {
     EXPECT_EQ(line.v.is_none(), kept) << text;
   }
   // A missing member raises as Python does, from the text too.
-  LineText line{value, metadata, {}};
+  LineText line{value, metadata, {}, std::nullopt};
   Env lazy;
   lazy.pending = &line;
   try {
@@ -154,7 +154,7 @@ TEST(PyExpr, LineTextAnswersAsTheConvertedLine) {
     EXPECT_EQ(e.type, "KeyError");
   }
   // A value that is a dict is the line's own object, shared once converted.
-  LineText dict_line{R"({"a": 1})", "{}", {}};
+  LineText dict_line{R"({"a": 1})", "{}", {}, std::nullopt};
   Env a, b;
   a.pending = b.pending = &dict_line;
   eval("v['value']", a);

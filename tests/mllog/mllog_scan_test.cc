@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "mlperf/mllog/line_reader.h"
@@ -41,8 +42,10 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
   if (v.name_space != e.name_space) return ::testing::AssertionFailure() << "namespace " << v.name_space;
   if (parse_text(v.value, false) != e.value) return ::testing::AssertionFailure() << "value " << v.value;
   if (parse_text(v.metadata, true) != e.metadata) return ::testing::AssertionFailure() << "metadata " << v.metadata;
+  const ObjectMembers members(v.metadata);
   for (const auto& [name, member] : e.metadata.items()) {
     std::string_view raw = json_member(v.metadata, name);
+    if (members.find(name) != raw) return ::testing::AssertionFailure() << "ObjectMembers of " << name << ": " << members.find(name);
     if (parse_text(raw, false) != member) return ::testing::AssertionFailure() << "member " << name << ": " << raw;
     std::optional<double> number = json_number(raw);
     if (number.has_value() != member.is_number() || (number && !same_bits(*number, member.get<double>()))) {
@@ -319,6 +322,32 @@ TEST(MllogScanner, DamagedLinesAreNeverMisread) {
     }
   }
   EXPECT_GT(accepted, 1000);  // damage inside strings and numbers is often still valid
+}
+
+// ObjectMembers answers every name as json_member does: the last of a repeated name, ""
+// for a nested or absent one, the members before an escaped name (where json_member's walk
+// stops too), and an object of more members than it keeps.
+TEST(JsonText, ObjectMembersAnswerAsJsonMember) {
+  std::vector<std::string> objects = {
+      R"({"a": 1, "b": {"c": [1, {"a": 2}]}, "s": "x\"y", "a": 3, "n": null})",
+      R"({"a": 1, "b\u0041": 2, "c": 3})",
+      "{}",
+      "[1]",
+      "",
+      R"({ "a" : 1 , "b" : "two" })",
+  };
+  std::string many = "{";
+  for (int i = 0; i < 40; ++i) many += (i ? ", " : "") + fmt::format("\"m{}\": {}", i % 23, i);
+  objects.push_back(many + "}");
+  const std::vector<std::string> names = {"a", "b", "c", "s", "n", "missing", "m0", "m5", "m22", "m39", "bA"};
+  for (const auto& object : objects) {
+    const ObjectMembers members(object);
+    for (const auto& name : names) EXPECT_EQ(members.find(name), json_member(object, name)) << object << " " << name;
+  }
+  EXPECT_EQ(ObjectMembers(objects[0]).find("a"), "3");
+  EXPECT_EQ(ObjectMembers(objects[1]).find("a"), "1");
+  EXPECT_EQ(ObjectMembers(objects[1]).find("c"), "");  // after the escaped name: not reached
+  EXPECT_EQ(ObjectMembers(objects.back()).find("m5"), "28");  // the last of m5 (i = 5, 28)
 }
 
 TEST(JsonText, MemberNumberString) {

@@ -19,12 +19,15 @@
 #include <stdexcept>
 #include <utility>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "mlperf/mllog/mllog.h"
 
 namespace mlperf::compliance {
 
@@ -135,6 +138,13 @@ struct LineText {
   PyValue v;                  ///< v once converted (None until then)
   /// v, converted from the texts on first use.
   const PyValue& converted();
+  /// json_member(metadata, name), the members found in one pass on first use (several
+  /// configs and checks ask the same line).
+  std::string_view metadata_member(std::string_view name) {
+    if (!metadata_members) metadata_members.emplace(metadata);
+    return metadata_members->find(name);
+  }
+  std::optional<ObjectMembers> metadata_members;  ///< metadata's members once found
 };
 
 /// The names an expression sees: `s` (the config's state dict), `v` (the line's

@@ -120,6 +120,27 @@ class MllogScanner {
 /// member found in one).
 std::string_view json_member(std::string_view object, std::string_view name);
 
+/// The members of one JSON object text, read in one pass: find(name) gives what
+/// json_member(object, name) gives, without reading the object again for each name (an eval
+/// line's metadata is asked for samples_count, epoch_num and the metric by the run builder,
+/// and for other members by the compliance rules). Holds views into `object`, which must
+/// outlive it and be validated as json_member requires. Keeps up to kKept members; an object
+/// with more is asked with json_member.
+class ObjectMembers {
+ public:
+  static constexpr std::size_t kKept = 16;
+  explicit ObjectMembers(std::string_view object);
+  /// The JSON text of member `name` (the last when it repeats); "" when absent.
+  std::string_view find(std::string_view name) const;
+
+ private:
+  std::string_view object_;
+  std::string_view names_[kKept];
+  std::string_view values_[kKept];
+  std::size_t count_ = 0;
+  bool overflow_ = false;  // more than kKept members: find asks json_member
+};
+
 /// The number the JSON text `value` holds, as nlohmann::json::get<double>() gives it for
 /// the parsed value (integers converted exactly rounded, "-0" as 0); nullopt when `value`
 /// is not a number (or empty). `value` must come from scan_mllog_line.

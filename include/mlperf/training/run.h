@@ -246,6 +246,23 @@ class RunBuilder {
 Run read_run(const std::filesystem::path& path, const std::string& benchmark_hint,
              const Facts& facts, const RunOptions& options);
 
+/// What stat(2) (symbolic links followed) said of a result file before it was opened.
+struct ResultFileStat {
+  bool known = false;        ///< stat succeeded; when false, opening the file says why not
+  bool regular = false;      ///< a regular file: the only kind read_run opens
+  bool directory = false;    ///< a directory (its error says so, as open(2) would)
+  std::uint64_t bytes = 0;   ///< size in bytes of a regular file, else 0
+};
+
+/// One stat(2) of `path`; never throws.
+ResultFileStat stat_result_file(const std::filesystem::path& path);
+
+/// read_run(path, …) for a file stat_result_file has just looked at: a caller that needs the
+/// size first (to read the biggest files first) asks the file system once, not twice. Throws
+/// as read_run(path, …); a FIFO, socket or device (`before_open` not regular) is never opened.
+Run read_run(const std::filesystem::path& path, const ResultFileStat& before_open, const std::string& benchmark_hint,
+             const Facts& facts, const RunOptions& options);
+
 /// read_run on lines from any source (a string, a pipe): `name` is the file name its errors
 /// carry. The same path, fast scan and fallback, as for a file; the fuzzer feeds it.
 Run read_run(LineReader& reader, const std::string& name, const std::string& benchmark_hint,
