@@ -254,9 +254,27 @@ template <class E>
 void RunBuilder::add_event(const E& e) {
   ++run_.mllog_lines;
   const std::string_view k = key_of(e);
-  KeyCensus& entry = census(k);
-  if (entry.count++ == 0) entry.first = EventMark{e.time_ms, e.line};
-  entry.last = EventMark{e.time_ms, e.line};
+  if constexpr (std::is_same_v<E, EventView>) {
+    ShapeCensus& known = shape_census_[e.shape & (shape_census_.size() - 1)];
+    if (e.shape != 0 && known.shape == e.shape) {
+      KeyCensus& entry = *known.entry;  // count > 0: the shape's first line was counted
+      ++entry.count;
+      entry.last = EventMark{e.time_ms, e.line};
+      if (known.tracked_stats) {
+        on_tracked_stats(e);
+        return;
+      }
+    } else {
+      KeyCensus& entry = census(k);
+      if (entry.count++ == 0) entry.first = EventMark{e.time_ms, e.line};
+      entry.last = EventMark{e.time_ms, e.line};
+      if (e.shape != 0) known = ShapeCensus{e.shape, &entry, k == "tracked_stats"};
+    }
+  } else {
+    KeyCensus& entry = census(k);
+    if (entry.count++ == 0) entry.first = EventMark{e.time_ms, e.line};
+    entry.last = EventMark{e.time_ms, e.line};
+  }
   if (k == "eval_accuracy" || k == "eval_error") {
     on_eval(e);
   } else if (k == "tracked_stats") {
@@ -327,10 +345,14 @@ template <class E>
 void RunBuilder::on_tracked_stats(const E& e) {
   if constexpr (std::is_same_v<E, EventView>) {
     // Member names of an EventView hold no escapes: without the text "throughput" in
-    // quotes there is no such member (many logs track only step times and losses).
+    // quotes there is no such member (many logs track only step times and losses). That
+    // text holds no number byte, so it is in every line of a scanner shape or in none.
+    if (e.shape != 0 && e.shape == shape_without_throughput_) return;
     std::string_view raw = sole_throughput(e.value);
     if (raw.empty() && e.value.find("\"throughput\"") != std::string_view::npos) {
       raw = json_member(e.value, "throughput");
+    } else if (raw.empty()) {
+      shape_without_throughput_ = e.shape;
     }
     if (!raw.empty() && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'))) {
       throughput_text_.assign(raw);

@@ -1,6 +1,7 @@
 #pragma once
 // The run builder: the events of one result file, in order → one Run (scoring.md §2, §4.1).
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -220,6 +221,9 @@ class RunBuilder {
   std::optional<double> last_epoch_num_;   // as logged; rounded (round3) when used
   std::string throughput_text_;            // the last tracked_stats throughput of an
   bool throughput_pending_ = false;        // EventView, parsed at finish
+  // EventView::shape of the last tracked_stats line found without a throughput member: lines
+  // of one shape differ only in their numbers, so they have none either (0: no such shape).
+  std::uint64_t shape_without_throughput_ = 0;
   std::optional<double> last_train_samples_;
   std::map<double, std::map<std::string, double>> metric_steps_;  // stable_diffusion
   std::optional<std::string> run_stop_status_;
@@ -235,6 +239,15 @@ class RunBuilder {
   };
   std::vector<CensusSlot> census_slots_ = std::vector<CensusSlot>(64);
   std::size_t census_used_ = 0;
+  // The census entry of the lines of a scanner shape (EventView::shape), whose key is part
+  // of the shape: most lines (tracked_stats) skip the key look-up and the key comparisons.
+  // Direct-mapped by the shape's low bits; shape 0 (none) is never stored.
+  struct ShapeCensus {
+    std::uint64_t shape = 0;
+    Run::KeyCensus* entry = nullptr;
+    bool tracked_stats = false;
+  };
+  std::array<ShapeCensus, 16> shape_census_{};
 };
 
 /// Reads `path` with the streaming line reader and MLLOG parser and builds its Run.
