@@ -323,6 +323,46 @@ inline const char* skip_digits(const char* p, const char* end) {
   return p;
 }
 
+// The end of the JSON number at p (maximal munch), or nullptr when none starts there; as
+// nlohmann accepts them, but no more than 200 integer digits and 2 exponent digits (longer
+// ones go to the full parser). `integer`: digits only, with an optional minus sign. Inline
+// so that the shape matcher reads a line's numbers without a call each.
+inline const char* number_end(const char* p, const char* end, bool& integer) {
+  integer = false;
+  if (p < end && *p == '-') ++p;
+  const char* int_start = p;
+  if (p >= end) return nullptr;
+  if (*p == '0') {
+    ++p;
+  } else if (is_digit(*p)) {
+    p = skip_digits(p + 1, end);
+  } else {
+    return nullptr;
+  }
+  if (p - int_start > 200) return nullptr;
+  if (p == end) {
+    integer = true;
+    return p;
+  }
+  char c = *p;
+  integer = c != '.' && c != 'e' && c != 'E';
+  if (c == '.') {
+    ++p;
+    if (p == end || !is_digit(*p)) return nullptr;
+    p = skip_digits(p + 1, end);
+    if (p == end) return p;
+    c = *p;
+  }
+  if (c == 'e' || c == 'E') {
+    ++p;
+    if (p < end && (*p == '+' || *p == '-')) ++p;
+    const char* exp_start = p;
+    while (p < end && is_digit(*p)) ++p;
+    if (p == exp_start || p - exp_start > 2) return nullptr;
+  }
+  return p;
+}
+
 // The value of 8 ASCII digits (SWAR: pairs, then quadruples, then the whole).
 inline std::uint64_t eight_digits(const char* p) {
   std::uint64_t v;
@@ -393,34 +433,13 @@ class Scanner {
     return true;
   }
 
-  // A number; `integer` tells whether it is digits only (with an optional minus sign).
+  // A number (number_end's grammar); `integer` tells whether it is digits only (with an
+  // optional minus sign). p_ stays put when there is none.
   bool number(bool& integer) {
-    integer = false;
-    const char* start = p_;
-    if (peek() == '-') ++p_;
-    const char* int_start = p_;
-    if (peek() == '0') {
-      ++p_;
-    } else if (is_digit(peek())) {
-      p_ = skip_digits(p_ + 1, end_);
-    } else {
-      return false;
-    }
-    if (p_ - int_start > 200) return false;
-    integer = peek() != '.' && peek() != 'e' && peek() != 'E';
-    if (peek() == '.') {
-      ++p_;
-      if (!is_digit(peek())) return false;
-      p_ = skip_digits(p_ + 1, end_);
-    }
-    if (peek() == 'e' || peek() == 'E') {
-      ++p_;
-      if (peek() == '+' || peek() == '-') ++p_;
-      const char* exp_start = p_;
-      while (is_digit(peek())) ++p_;
-      if (p_ == exp_start || p_ - exp_start > 2) return false;
-    }
-    if (numbers_ != nullptr) numbers_->emplace_back(start, p_);
+    const char* after = number_end(p_, end_, integer);
+    if (after == nullptr) return false;
+    if (numbers_ != nullptr) numbers_->emplace_back(p_, after);
+    p_ = after;
     return true;
   }
 
@@ -799,11 +818,10 @@ bool MllogScanner::State::match(const Shape& shape, const char* begin, const cha
     if (static_cast<std::size_t>(end - q) <= n || !same_bytes(q, literal + done, n)) return false;
     q += n;
     done = shape.cuts[i];
-    Scanner number(q, end);
     bool integer;
-    if (!number.number(integer)) return false;
+    q = number_end(q, end, integer);
+    if (q == nullptr) return false;
     if (i == shape.time_number) time_integer = integer;
-    q = number.pos();
     number_ends[i] = q;
   }
   std::size_t n = shape.literal.size() - done;

@@ -187,11 +187,13 @@ TEST(MllogScanner, ABadNumberInAKnownShapeIsNotAccepted) {
            step + "}}";
   };
   const std::vector<std::string> teach = {with_step("0.5"), with_step("7")};
-  for (const std::string bad : {"01", "1.", ".5", "-", "--1", "1e", "1e+", "1e400", "1.5.5", "1x", "", "+1", "0x10", "1e1e1"}) {
+  for (const std::string bad : {"01", "1.", ".5", "-", "--1", "1e", "1e+", "1e400", "1.5.5", "1x", "", "+1", "0x10", "1e1e1",
+                                "1.e5", "-01", "1e123", "-.5", "1e-", "0.5e+123"}) {
     expect_unsure(with_step(bad), teach);
   }
   // And the good ones are matched.
-  for (const std::string good : {"0", "-0", "10", "1.25", "-3e5", "2E-07", "99999999999999999999999"}) {
+  for (const std::string good : {"0", "-0", "10", "1.25", "-3e5", "2E-07", "99999999999999999999999", "1E+05", "-0.0e-0",
+                                 "12345678901234567.125", "0.000000000000000001"}) {
     expect_event(with_step(good), teach);
   }
 }
