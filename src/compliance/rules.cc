@@ -24,6 +24,8 @@ namespace fs = std::filesystem;
 void ConfigFile::build_index() {
   index_.clear();
   for (std::size_t i = 0; i < keys.size(); ++i) index_[keys[i].name] = static_cast<int>(i);  // the last wins
+  in_force_.assign(keys.size(), 0);
+  for (const auto& [name, i] : index_) in_force_[static_cast<std::size_t>(i)] = 1;
 }
 
 int ConfigFile::index_of(std::string_view key) const {
@@ -727,7 +729,7 @@ struct ConfigRun {
     const ConfigFile& cfg = *config;
     for (std::size_t i = 0; i < cfg.keys.size(); ++i) {
       const KeyRule& rule = cfg.keys[i];
-      if (cfg.find(rule.name) != &rule || !rule.atleast_one_check) continue;
+      if (!cfg.in_force(i) || !rule.atleast_one_check) continue;
       const Seen& st = seen[i];
       if (st.count > 0 && st.atleast_passed == 0) {
         put(true, st.last_line, rule_name(cfg, rule.name),
@@ -741,9 +743,10 @@ struct ConfigRun {
       return i < 0 ? 0 : seen[static_cast<std::size_t>(i)].count;
     };
     std::vector<std::vector<std::string>> alternatives;
-    for (const KeyRule& rule : cfg.keys) {
-      if (cfg.find(rule.name) != &rule) continue;  // replaced by a later record
-      const Seen& st = seen[static_cast<std::size_t>(cfg.index_of(rule.name))];
+    for (std::size_t i = 0; i < cfg.keys.size(); ++i) {
+      const KeyRule& rule = cfg.keys[i];
+      if (!cfg.in_force(i)) continue;  // replaced by a later record
+      const Seen& st = seen[i];
       std::size_t count = st.count;
       if ((count == 1 && rule.req.kind == Requirement::kExactlyOne) || rule.req.kind == Requirement::kNone || rule.req.kind == Requirement::kOptional ||
           (count > 0 && (rule.req.kind == Requirement::kAtLeastOne || rule.req.kind == Requirement::kAtLeastOneOr))) {

@@ -100,7 +100,11 @@ struct ConfigFile {
     return key_id >= 0 && static_cast<std::size_t>(key_id) < index_by_id_.size() ? index_by_id_[key_id] : -1;
   }
 
-  /// Builds the lookup find/index_of use; parse_config calls it.
+  /// True when keys[i] is the record in force for its NAME (no later record replaces it):
+  /// find(keys[i].name) == &keys[i], answered without a look-up.
+  bool in_force(std::size_t i) const { return i < in_force_.size() && in_force_[i] != 0; }
+
+  /// Builds the lookup find/index_of/in_force use; parse_config calls it.
   void build_index();
 
   /// The code blocks of this file the official checker can run, in file order: "BEGIN"
@@ -117,6 +121,7 @@ struct ConfigFile {
   };
   std::unordered_map<std::string, int, Hash, std::equal_to<>> index_;
   std::vector<int> index_by_id_;  // index_of by key id, filled by RuleLibrary
+  std::vector<char> in_force_;    // in_force by position
   friend class RuleLibrary;
 };
 
