@@ -188,7 +188,9 @@ class RunBuilder {
   void add(const Event& event);
   /// Takes one event found by scan_mllog_line (with its line number set): the same as
   /// add(Event) with parse_mllog_line's event of that line, reading only the fields that
-  /// scoring uses (§2, §4.1) from the JSON text.
+  /// scoring uses (§2, §4.1) from the JSON text. The views of one builder must all come from
+  /// one MllogScanner or carry no shape (EventView::shape 0): lines of one shape are known to
+  /// share their key.
   void add(const EventView& event);
   /// Records a line that failed to parse.
   void add_error(ParseError error);
