@@ -107,6 +107,15 @@ TEST_F(RulesTest, BlocksRunNameEveryEvaluatedBlockAndNoOther) {
 )");
   auto v = judge({ev("a", "1"), ev("a", "2"), ev("c", "3")}, true);
   EXPECT_TRUE(v.compliant) << ::testing::PrintToString(messages(v));
+  // The first record of `a` is replaced: only the later one is in force (and is what find gives).
+  const ConfigFile& file = *library.config("training_9.9.9/common.yaml");
+  ASSERT_EQ(file.keys.size(), 4u);
+  EXPECT_FALSE(file.in_force(0));
+  EXPECT_TRUE(file.in_force(1));
+  EXPECT_TRUE(file.in_force(2));
+  EXPECT_TRUE(file.in_force(3));
+  EXPECT_FALSE(file.in_force(4));
+  EXPECT_EQ(file.find("a"), &file.keys[1]);
   const std::string c = "training_9.9.9/common.yaml: ";
   EXPECT_EQ(v.blocks_run, (std::vector<std::string>{c + "BEGIN", c + "END CHECK", c + "KEY a CHECK", c + "KEY a POST",
                                                     c + "KEY a PRE", c + "KEY c ATLEAST_ONE_CHECK"}));

@@ -14,6 +14,7 @@
 #include "mlperf/training/facts.h"
 #include "mlperf/mllog/line_reader.h"
 #include "mlperf/mllog/mllog.h"
+#include "mlperf/mllog/thread_cache.h"
 #include "mlperf/training/run.h"
 #include "run_describe.h"
 #include "../test_support.h"
@@ -101,6 +102,45 @@ TEST(RunEventView, ValuesOfEveryTypeAreReadAsTheFullParserReadsThem) {
                     line(t + 70000, "run_stop", "null", "{\"status\": \"success\"}") +
                     "noise after the run\n" + line(t + 80000, "weird key with spaces", "null");
   expect_same_runs(log, "llama2_70b_lora", options("5.1.0"));
+}
+
+// Lines of one scanner shape share their key: the builder keeps a shape's census entry, and
+// a tracked_stats shape without a throughput member. Many shapes (more than the scanner keeps
+// and than the builder's table has slots) in changing order, with and without throughput:
+// the census of every key and the last throughput are the full parser's.
+TEST(RunEventView, ManyShapesInTurnGiveTheFullParsersCensusAndThroughput) {
+  const long long t = 1760000060001;
+  std::string log = head("llama2_70b_lora");
+  long long now = t;
+  double last_throughput = 0;
+  int tracked = 0, key_1 = 0;
+  // Phases of 8 keys each, 12 rounds a phase: a phase's shapes fit the scanner and are
+  // matched, and every phase brings new shape ids (more than the builder's table holds).
+  for (int round = 0; round < 48; ++round) {
+    for (int k = (round / 12) * 8; k < (round / 12) * 8 + 8; ++k) {
+      if (k % 3 == 0) {
+        log += line(++now, "tracked_stats", fmt::format(R"({{"loss_{}": {}.5}})", k, round));
+        ++tracked;
+      } else if (k % 3 == 2) {
+        last_throughput = round * 100 + k + 0.25;
+        log += line(++now, "tracked_stats", fmt::format(R"({{"throughput": {}, "step_{}": {}}})", last_throughput, k % 5, k));
+        ++tracked;
+      } else {
+        log += line(++now, fmt::format("key_{}", k), std::to_string(round), fmt::format(R"({{"epoch_num": {}}})", k));
+        if (k == 1) ++key_1;
+      }
+    }
+  }
+  log += line(now + 60000, "run_stop", "null", R"({"status": "success"})");
+  expect_same_runs(log, "llama2_70b_lora", options("5.1.0"));
+  testing::TempFile file(log);
+  const std::uint64_t matched_before = ThreadCache<MllogScanner>::get().shape_matches();
+  mlperf::Run run = read_run(file.path(), "llama2_70b_lora", facts(), options("5.1.0"));
+  EXPECT_GT(ThreadCache<MllogScanner>::get().shape_matches() - matched_before, 300u);  // shapes were used
+  ASSERT_TRUE(run.last_throughput.has_value());
+  EXPECT_EQ(*run.last_throughput, last_throughput);
+  EXPECT_EQ(run.key_census.at("key_1").count, key_1);
+  EXPECT_EQ(run.key_census.at("tracked_stats").count, tracked);
 }
 
 TEST(RunEventView, ThroughputHoweverTrackedStatsWritesIt) {
