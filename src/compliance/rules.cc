@@ -1046,14 +1046,9 @@ void LogReader::add_event(const EventView& view, std::string_view line_text, std
     --events_;
     return;
   }
-  int key_id;
-  if (view.shape != 0) {
-    ShapeKey& known = shape_keys_[view.shape & (shape_keys_.size() - 1)];
-    if (known.shape != view.shape) known = ShapeKey{view.shape, keys_->id(view.key)};
-    key_id = known.key_id;
-  } else {
-    key_id = keys_->id(view.key);
-  }
+  const int* known = key_ids_.find(view.shape);
+  const int key_id = known ? *known : keys_->id(view.key);
+  if (!known) key_ids_.keep(view.shape, key_id);
   if (key_id < 0 || stopped_) return;  // after a stop only parse errors are still reported
   // v is converted only when a config's code needs it (LineText).
   LineText text{view.value, view.metadata, {}, std::nullopt};

@@ -947,27 +947,13 @@ void MllogScanner::State::remember(const Fields& f, const char* begin, const cha
   follow(index);
 }
 
-std::string_view json_member(std::string_view object, std::string_view name) {
-  if (object.empty() || object[0] != '{') return {};
-  Scanner s(object.data() + 1, object.data() + object.size());
-  s.skip_whitespace();
-  std::string_view found;
-  if (s.peek() == '}') return found;
-  for (;;) {
-    std::string_view member;
-    if (!s.member_name(member)) return found;
-    const char* start = s.pos();
-    if (!s.value()) return found;
-    if (member == name) found = std::string_view(start, s.pos() - start);
-    s.skip_whitespace();
-    if (s.peek() != ',') return found;
-    s.advance();
-    s.skip_whitespace();
-  }
-}
+namespace {
 
-ObjectMembers::ObjectMembers(std::string_view object) : object_(object) {
-  // json_member's walk, every member kept: it stops where json_member would.
+// Calls visit(name, value) for each member of the validated JSON object text `object`, in
+// order, until visit returns false; stops, as json_member's readers do, at an escaped member
+// name or anything else the Scanner does not take (nothing for a text that is no object).
+template <class Visit>
+void for_each_member(std::string_view object, const Visit& visit) {
   if (object.empty() || object[0] != '{') return;
   Scanner s(object.data() + 1, object.data() + object.size());
   s.skip_whitespace();
@@ -977,18 +963,36 @@ ObjectMembers::ObjectMembers(std::string_view object) : object_(object) {
     if (!s.member_name(member)) return;
     const char* start = s.pos();
     if (!s.value()) return;
-    if (count_ == kKept) {
-      overflow_ = true;
-      return;
-    }
-    names_[count_] = member;
-    values_[count_] = std::string_view(start, static_cast<std::size_t>(s.pos() - start));
-    ++count_;
+    if (!visit(member, std::string_view(start, static_cast<std::size_t>(s.pos() - start)))) return;
     s.skip_whitespace();
     if (s.peek() != ',') return;
     s.advance();
     s.skip_whitespace();
   }
+}
+
+}  // namespace
+
+std::string_view json_member(std::string_view object, std::string_view name) {
+  std::string_view found;
+  for_each_member(object, [&](std::string_view member, std::string_view value) {
+    if (member == name) found = value;
+    return true;
+  });
+  return found;
+}
+
+ObjectMembers::ObjectMembers(std::string_view object) : object_(object) {
+  for_each_member(object, [&](std::string_view member, std::string_view value) {
+    if (count_ == kKept) {
+      overflow_ = true;
+      return false;
+    }
+    names_[count_] = member;
+    values_[count_] = value;
+    ++count_;
+    return true;
+  });
 }
 
 std::string_view ObjectMembers::find(std::string_view name) const {

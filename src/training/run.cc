@@ -254,31 +254,23 @@ template <class E>
 void RunBuilder::add_event(const E& e) {
   ++run_.mllog_lines;
   const std::string_view k = key_of(e);
-  if constexpr (std::is_same_v<E, EventView>) {
-    ShapeCensus& known = shape_census_[e.shape & (shape_census_.size() - 1)];
-    if (e.shape != 0 && known.shape == e.shape) {
-      KeyCensus& entry = *known.entry;  // count > 0: the shape's first line was counted
-      ++entry.count;
-      entry.last = EventMark{e.time_ms, e.line};
-      if (known.tracked_stats) {
-        on_tracked_stats(e);
-        return;
-      }
-    } else {
-      KeyCensus& entry = census(k);
-      if (entry.count++ == 0) entry.first = EventMark{e.time_ms, e.line};
-      entry.last = EventMark{e.time_ms, e.line};
-      if (e.shape != 0) known = ShapeCensus{e.shape, &entry, k == "tracked_stats"};
-    }
+  // A line of a shape seen before finds its census entry without the key (EventView only).
+  const ShapeCensus* kept = nullptr;
+  if constexpr (std::is_same_v<E, EventView>) kept = shape_census_.find(e.shape);
+  ShapeCensus known;
+  if (kept) {
+    known = *kept;
   } else {
-    KeyCensus& entry = census(k);
-    if (entry.count++ == 0) entry.first = EventMark{e.time_ms, e.line};
-    entry.last = EventMark{e.time_ms, e.line};
+    known = ShapeCensus{&census(k), k == "tracked_stats"};
+    if constexpr (std::is_same_v<E, EventView>) shape_census_.keep(e.shape, known);
   }
-  if (k == "eval_accuracy" || k == "eval_error") {
-    on_eval(e);
-  } else if (k == "tracked_stats") {
+  KeyCensus& entry = *known.entry;
+  if (entry.count++ == 0) entry.first = EventMark{e.time_ms, e.line};
+  entry.last = EventMark{e.time_ms, e.line};
+  if (known.tracked_stats) {
     on_tracked_stats(e);
+  } else if (k == "eval_accuracy" || k == "eval_error") {
+    on_eval(e);
   } else if (k == "global_batch_size") {
     std::optional<long long> size = value_integer(e);
     run_.global_batch_size = size;

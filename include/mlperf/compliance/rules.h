@@ -21,7 +21,6 @@
 // raises, an MLLOG line without value or metadata, a config that does not exist) the log is
 // non-compliant and the finding says so.
 
-#include <array>
 #include <bitset>
 #include <cstdint>
 #include <filesystem>
@@ -268,13 +267,7 @@ class LogReader {
   std::uint64_t events_ = 0;
   std::vector<RuleFinding> early_;  // parse errors and lines the official parser stops on
   bool stopped_ = false;
-  // The key id of the lines of a scanner shape (EventView::shape; the key is part of it), so
-  // that most lines skip the look-up: direct-mapped by the shape's low bits, 0 never stored.
-  struct ShapeKey {
-    std::uint64_t shape = 0;
-    int key_id = -1;
-  };
-  std::array<ShapeKey, 16> shape_keys_{};
+  ShapeMemo<int> key_ids_;  // RuleKeys::id of a scanner shape's key: most lines skip the look-up
 };
 
 /// Judges lines already read (tests, and LogReader::finish): the configs from

@@ -1,6 +1,8 @@
 #pragma once
 // The MLLOG line format (scoring.md §1): one line → one Event, or a parse error.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -112,6 +114,35 @@ class MllogScanner {
  private:
   struct State;
   std::unique_ptr<State> state_;
+};
+
+/// What a reader worked out once for the lines of one scanner shape (EventView::shape): lines
+/// of a shape differ only in their numbers, so their key and every other literal part are the
+/// same (the run builder keeps a key's census entry, the compliance reader its rule-key id).
+/// Valid only for the views of one MllogScanner, whose shape numbers are never reused.
+/// Direct-mapped by the shape's low bits, so a later shape may take a slot; shape 0 (no
+/// shape) is never kept.
+template <class T, std::size_t kSlots = 16>
+class ShapeMemo {
+  static_assert((kSlots & (kSlots - 1)) == 0, "kSlots must be a power of two");
+
+ public:
+  /// The value kept for `shape`, or nullptr.
+  const T* find(std::uint64_t shape) const {
+    const Slot& slot = slots_[shape & (kSlots - 1)];
+    return shape != 0 && slot.shape == shape ? &slot.value : nullptr;
+  }
+  /// Keeps `value` for `shape` (nothing for shape 0).
+  void keep(std::uint64_t shape, const T& value) {
+    if (shape != 0) slots_[shape & (kSlots - 1)] = Slot{shape, value};
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t shape = 0;
+    T value{};
+  };
+  std::array<Slot, kSlots> slots_{};
 };
 
 /// The JSON text of the member `name` of the JSON object `object` (the last one when the

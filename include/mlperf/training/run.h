@@ -1,7 +1,6 @@
 #pragma once
 // The run builder: the events of one result file, in order → one Run (scoring.md §2, §4.1).
 
-#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -241,15 +240,13 @@ class RunBuilder {
   };
   std::vector<CensusSlot> census_slots_ = std::vector<CensusSlot>(64);
   std::size_t census_used_ = 0;
-  // The census entry of the lines of a scanner shape (EventView::shape), whose key is part
-  // of the shape: most lines (tracked_stats) skip the key look-up and the key comparisons.
-  // Direct-mapped by the shape's low bits; shape 0 (none) is never stored.
+  // The census entry of a scanner shape's key, and whether it is tracked_stats: most lines
+  // skip the key look-up and the key comparisons.
   struct ShapeCensus {
-    std::uint64_t shape = 0;
     Run::KeyCensus* entry = nullptr;
     bool tracked_stats = false;
   };
-  std::array<ShapeCensus, 16> shape_census_{};
+  ShapeMemo<ShapeCensus> shape_census_;
 };
 
 /// Reads `path` with the streaming line reader and MLLOG parser and builds its Run.
