@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -718,38 +719,54 @@ namespace {
 
 // A payload with its numbers taken out, and where the members EventView reads are.
 struct Shape {
-  // A place in a payload: `offset` bytes into the literal, after `numbers_before` numbers.
+  // A place in a payload: `offset` bytes after the end of its `numbers_before`-th number
+  // (after the payload's start when 0): State::number_ends[numbers_before] + offset.
   struct Mark {
     std::uint32_t offset = 0;
     std::uint32_t numbers_before = 0;
   };
   using Span = Mark[2];  // begin, end
+  using Index = std::uint16_t;
+  static constexpr Index kNone = 0xFFFF;
 
   std::string literal;              // the payload without its numbers
   std::vector<std::uint32_t> cuts;  // where in `literal` each number was
   std::uint32_t time_number = 0;    // which number is time_ms
   Span time, key, type, name_space, value, metadata;
   bool type_is_string = false, name_space_is_string = false, has_value = false, metadata_is_object = false;
-  std::string key_text;      // the key between its quotes, to pass over shapes of other keys
-  std::uint8_t next = 0xFF;  // the shape of the line that followed last time (0xFF: none)
-  std::uint64_t id = 0;      // EventView::shape: never reused by its scanner
+  Index next = kNone;      // the shape of the line that followed last time
+  std::uint64_t id = 0;    // EventView::shape: never reused by its scanner
 };
 
 }  // namespace
 
 struct MllogScanner::State {
-  static constexpr std::size_t kMaxShapes = 16;
+  using Index = Shape::Index;
+  // Shapes kept (a whole round's logs hold about 1,300); when full, all are forgotten.
+  static constexpr std::size_t kMaxShapes = 4096;
+  // A line that is not the expected next shape is tried against its key's most recently
+  // matched shapes, this many at most, before it is scanned in full.
+  static constexpr std::size_t kTriesPerKey = 16;
+  // A key's shapes listed for those tries, at most (older ones stay in the follow chain).
+  static constexpr std::size_t kListedPerKey = 64;
   // After this many lines of no known shape, shapes are only kept up while they match at
   // least one line in five (a log of all different lines costs little more than the scan).
   static constexpr std::uint64_t kTrialMisses = 256;
   // Lines read without shapes before a new trial.
   static constexpr std::uint64_t kRetryAfter = 4096;
 
-  std::vector<Shape> shapes;              // at most kMaxShapes, in no order
-  std::vector<std::uint8_t> order;        // indices into shapes, the last matched first
-  std::uint8_t last = 0xFF;               // the shape of the previous line (0xFF: none)
-  std::vector<const char*> number_ends;   // where each number of the line being matched ends
-  NumberSpans numbers;                    // the numbers of the line being scanned
+  std::vector<Shape> shapes;  // at most kMaxShapes, in the order made
+  // The shapes of each logged key (logged_key of the line a shape was made from), the most
+  // recently matched last.
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+  };
+  std::unordered_map<std::string, std::vector<Index>, KeyHash, std::equal_to<>> by_key;
+  Index last = Shape::kNone;  // the shape of the previous line
+  // [0] the payload's start, then where each number of the line being matched ends.
+  std::vector<const char*> number_ends{nullptr};
+  NumberSpans numbers;  // the numbers of the line being scanned
   std::uint64_t hits = 0;
   std::uint64_t misses = 0;
   std::uint64_t skipped = 0;
@@ -758,36 +775,31 @@ struct MllogScanner::State {
 
   Shape::Mark mark(const char* payload, const char* at) const {
     Shape::Mark m;
-    std::size_t removed = 0;
+    const char* after = payload;
     for (const auto& [begin, end] : numbers) {
       if (end > at) break;
-      removed += static_cast<std::size_t>(end - begin);
+      after = end;
       ++m.numbers_before;
     }
-    m.offset = static_cast<std::uint32_t>(static_cast<std::size_t>(at - payload) - removed);
+    m.offset = static_cast<std::uint32_t>(at - after);
     return m;
   }
 
-  const char* place(const Shape& shape, const Shape::Mark& m, const char* payload) const {
-    if (m.numbers_before == 0) return payload + m.offset;
-    return number_ends[m.numbers_before - 1] + (m.offset - shape.cuts[m.numbers_before - 1]);
-  }
+  const char* place(const Shape::Mark& m) const { return number_ends[m.numbers_before] + m.offset; }
 
   bool match(const Shape& shape, const char* begin, const char* end, EventView& view);
 
   // Bookkeeping after shape `index` matched (or was made for) a line.
-  void matched(std::uint8_t index) {
+  void matched(Index index) {
     ++hits;
     ++total_matches;
     follow(index);
-    auto at = std::find(order.begin(), order.end(), index);
-    std::rotate(order.begin(), at, at + 1);  // to the front
   }
-  void follow(std::uint8_t index) {
-    if (last != 0xFF) shapes[last].next = index;
+  void follow(Index index) {
+    if (last != Shape::kNone) shapes[last].next = index;
     last = index;
   }
-  void remember(const Fields& f, const char* begin, const char* end);
+  void remember(const Fields& f, const char* begin, const char* end, std::string_view key);
 };
 
 namespace {
@@ -809,6 +821,7 @@ std::string_view logged_key(const char* begin, const char* end) {
 
 bool MllogScanner::State::match(const Shape& shape, const char* begin, const char* end, EventView& view) {
   const char* q = begin;
+  number_ends[0] = begin;
   const char* literal = shape.literal.data();
   std::uint32_t done = 0;  // bytes of the literal matched
   bool time_integer = false;
@@ -822,14 +835,14 @@ bool MllogScanner::State::match(const Shape& shape, const char* begin, const cha
     q = number_end(q, end, integer);
     if (q == nullptr) return false;
     if (i == shape.time_number) time_integer = integer;
-    number_ends[i] = q;
+    number_ends[i + 1] = q;
   }
   std::size_t n = shape.literal.size() - done;
   if (static_cast<std::size_t>(end - q) != n || !same_bytes(q, literal + done, n)) return false;
   // The members, where the shape has them.
   auto span = [&](const Shape::Span& marks) {
-    const char* b = place(shape, marks[0], begin);
-    return std::string_view(b, place(shape, marks[1], begin) - b);
+    const char* b = place(marks[0]);
+    return std::string_view(b, static_cast<std::size_t>(place(marks[1]) - b));
   };
   std::string_view time = span(shape.time);
   view.time_ms = time_value(time, time_integer);
@@ -872,23 +885,32 @@ ScanKind MllogScanner::scan(std::string_view line, EventView& view, std::size_t 
   if (!use_shapes && ++st.skipped >= State::kRetryAfter) {
     st.misses = st.hits = st.skipped = 0;  // the log may have changed: a new trial
   }
+  std::string_view key;
   if (use_shapes) {
-    // Logs repeat in cycles (tracked_stats, eval_start, eval_accuracy, eval_stop, ...): the
-    // shape that followed the previous line's shape last time is tried first, then the
-    // others, most recently matched first.
-    const std::uint8_t guess = st.last != 0xFF ? st.shapes[st.last].next : 0xFF;
-    if (guess != 0xFF && st.match(st.shapes[guess], begin, end, view)) {
+    // Logs repeat in cycles (tracked_stats, eval_start, eval_accuracy, eval_stop, ...; a
+    // benchmark's runs log the same lines): the shape that followed the previous line's
+    // shape last time is tried first, then the key's shapes, most recently matched first.
+    const Shape::Index guess = st.last != Shape::kNone ? st.shapes[st.last].next : Shape::kNone;
+    if (guess != Shape::kNone && st.match(st.shapes[guess], begin, end, view)) {
       st.matched(guess);
       return ScanKind::kEvent;
     }
-    // A line of a new shape would be tried against every shape: only those of its key are
-    // (when the key is where mlperf_logging writes it; matching still decides).
-    const std::string_view key = logged_key(begin, end);
-    for (std::uint8_t index : st.order) {
-      if (index == guess || (!key.empty() && st.shapes[index].key_text != key)) continue;
-      if (st.match(st.shapes[index], begin, end, view)) {
-        st.matched(index);
-        return ScanKind::kEvent;
+    // Only the shapes of the line's key (where mlperf_logging writes it; matching still
+    // decides) are tried.
+    key = logged_key(begin, end);
+    if (auto listed = st.by_key.find(key); listed != st.by_key.end()) {
+      std::vector<Shape::Index>& list = listed->second;
+      std::size_t tries = 0;
+      for (std::size_t i = list.size(); i-- > 0 && tries < State::kTriesPerKey;) {
+        const Shape::Index index = list[i];
+        if (index == guess) continue;
+        ++tries;
+        if (st.match(st.shapes[index], begin, end, view)) {
+          std::rotate(list.begin() + static_cast<std::ptrdiff_t>(i), list.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                      list.end());  // to the back
+          st.matched(index);
+          return ScanKind::kEvent;
+        }
       }
     }
     ++st.misses;
@@ -898,24 +920,21 @@ ScanKind MllogScanner::scan(std::string_view line, EventView& view, std::size_t 
   if (!scan_payload(begin, end, f, use_shapes ? &st.numbers : nullptr) || !fields_to_view(f, view)) {
     return ScanKind::kUnsure;
   }
-  if (use_shapes) st.remember(f, begin, end);
+  if (use_shapes) st.remember(f, begin, end, key);
   return ScanKind::kEvent;
 }
 
-void MllogScanner::State::remember(const Fields& f, const char* begin, const char* end) {
-  // The newest shape goes first, replacing the least recently matched when full.
-  if (shapes.size() < kMaxShapes) {
-    order.push_back(static_cast<std::uint8_t>(shapes.size()));
-    shapes.emplace_back();
+void MllogScanner::State::remember(const Fields& f, const char* begin, const char* end, std::string_view key) {
+  if (shapes.size() == kMaxShapes) {  // full: start over (ids stay unique: shapes_made goes on)
+    shapes.clear();
+    by_key.clear();
+    last = Shape::kNone;
   }
-  std::rotate(order.begin(), order.end() - 1, order.end());
-  const std::uint8_t index = order.front();
-  for (Shape& other : shapes) {
-    if (other.next == index) other.next = 0xFF;  // it no longer is what followed them
-  }
-  if (last == index) last = 0xFF;
-  Shape& shape = shapes[index];
-  shape.next = 0xFF;
+  const auto index = static_cast<Index>(shapes.size());
+  Shape& shape = shapes.emplace_back();
+  std::vector<Index>& list = by_key[std::string(key)];
+  if (list.size() == kListedPerKey) list.erase(list.begin());
+  list.push_back(index);
   shape.id = ++shapes_made;
   shape.literal.clear();
   shape.cuts.clear();
@@ -928,14 +947,13 @@ void MllogScanner::State::remember(const Fields& f, const char* begin, const cha
     if (numbers[i].first == f.time.data()) shape.time_number = static_cast<std::uint32_t>(i);
   }
   shape.literal.append(at, end);
-  if (number_ends.size() < numbers.size()) number_ends.resize(numbers.size());
+  if (number_ends.size() < numbers.size() + 1) number_ends.resize(numbers.size() + 1);
   auto marks = [&](std::string_view raw, Shape::Span& out) {
     out[0] = mark(begin, raw.data());
     out[1] = mark(begin, raw.data() + raw.size());
   };
   marks(f.time, shape.time);
   marks(f.key, shape.key);
-  shape.key_text.assign(f.key.substr(1, f.key.size() - 2));
   shape.type_is_string = is_string(f.type);
   if (shape.type_is_string) marks(f.type, shape.type);
   shape.name_space_is_string = is_string(f.name_space);

@@ -3,10 +3,12 @@
 // (scoring.md §1); everything else is left to parse_mllog_line (kUnsure), so a malformed
 // line is never accepted.
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -259,6 +261,92 @@ TEST(MllogScanner, CyclesOfManyShapesAllMatch) {
     }
   }
   EXPECT_EQ(scanner.shape_matches(), static_cast<std::uint64_t>(lines) - keys.size());
+}
+
+// A round's logs: each run logs the same hyperparameter lines (one of each key), so a
+// second run of a benchmark reads all of them through shapes, however many keys there are.
+TEST(MllogScanner, ASecondRunOfManyKeysIsReadThroughShapes) {
+  auto run = [](int seed) {
+    std::vector<std::string> out;
+    for (int k = 0; k < 200; ++k) {
+      out.push_back(":::MLLOG {\"namespace\": \"\", \"time_ms\": " + std::to_string(1000 + seed + k) +
+                    ", \"event_type\": \"POINT_IN_TIME\", \"key\": \"param_" + std::to_string(k) +
+                    "\", \"value\": " + std::to_string(seed * 3 + k) + ", \"metadata\": {\"file\": \"train.py\", \"lineno\": " +
+                    std::to_string(k) + "}}");
+    }
+    return out;
+  };
+  MllogScanner scanner;
+  EventView v;
+  for (const std::string& line : run(1)) ASSERT_EQ(scanner.scan(line, v), ScanKind::kEvent);
+  EXPECT_EQ(scanner.shape_matches(), 0u);
+  const std::vector<std::string> second = run(2);
+  for (const std::string& line : second) {
+    ASSERT_EQ(scanner.scan(line, v), ScanKind::kEvent);
+    ASSERT_TRUE(same_event(line, v));
+  }
+  EXPECT_EQ(scanner.shape_matches(), second.size());
+}
+
+// One key with many texts (weights_initialization names a tensor per line): a sequence of
+// them seen before is read through shapes (each shape leads to the one that followed it),
+// and in a new order every line is still read right.
+TEST(MllogScanner, OneKeyOfManyShapesInSequenceAndOutOfOrder) {
+  auto line_for = [](int tensor, int time) {
+    return ":::MLLOG {\"time_ms\": " + std::to_string(time) +
+           ", \"key\": \"weights_initialization\", \"value\": null, \"metadata\": {\"tensor\": \"layer_" +
+           std::to_string(tensor) + "\"}}";
+  };
+  const std::string run_start = R"(:::MLLOG {"time_ms": 1, "key": "run_start", "value": null})";
+  MllogScanner scanner;
+  EventView v;
+  ASSERT_EQ(scanner.scan(run_start, v), ScanKind::kEvent);
+  for (int t = 0; t < 100; ++t) ASSERT_EQ(scanner.scan(line_for(t, t), v), ScanKind::kEvent);
+  EXPECT_EQ(scanner.shape_matches(), 0u);
+  // The next run: its first line is its key's only shape, then each shape leads to the next.
+  ASSERT_EQ(scanner.scan(run_start, v), ScanKind::kEvent);
+  for (int t = 0; t < 100; ++t) {
+    const std::string line = line_for(t, 500 + t);
+    ASSERT_EQ(scanner.scan(line, v), ScanKind::kEvent);
+    ASSERT_TRUE(same_event(line, v));
+  }
+  EXPECT_EQ(scanner.shape_matches(), 101u);
+  std::mt19937 rng(3);
+  for (int i = 0; i < 300; ++i) {
+    const std::string line = line_for(static_cast<int>(rng() % 100), 1000 + i);
+    ASSERT_EQ(scanner.scan(line, v), ScanKind::kEvent);
+    ASSERT_TRUE(same_event(line, v)) << line;
+  }
+}
+
+// Past the most shapes it keeps (4,096), the scanner forgets them and starts over: lines are
+// still read right, and a new shape never takes the id of a forgotten one.
+TEST(MllogScanner, BeyondTheShapesItKeepsLinesAreStillReadRight) {
+  auto line_for = [](int k, int time) {
+    return ":::MLLOG {\"time_ms\": " + std::to_string(time) + ", \"key\": \"k" + std::to_string(k) + "\", \"value\": 1}";
+  };
+  MllogScanner scanner;
+  EventView v;
+  std::vector<std::uint64_t> ids;
+  for (int k = 0; k < 5000; ++k) {
+    for (int i = 0; i < 5; ++i) {  // one new shape, then four lines of it: shapes stay in use
+      const std::string line = line_for(k, i);
+      ASSERT_EQ(scanner.scan(line, v), ScanKind::kEvent);
+      ASSERT_TRUE(same_event(line, v));
+    }
+    ids.push_back(v.shape);
+  }
+  EXPECT_EQ(scanner.shape_matches(), 5000u * 4);
+  EXPECT_EQ(std::set<std::uint64_t>(ids.begin(), ids.end()).size(), ids.size());
+  // The first shape was forgotten: its line is scanned in full, then matched under a new id.
+  ASSERT_EQ(scanner.scan(line_for(0, 7), v), ScanKind::kEvent);
+  EXPECT_EQ(v.shape, 0u);
+  ASSERT_EQ(scanner.scan(line_for(0, 8), v), ScanKind::kEvent);
+  EXPECT_NE(v.shape, 0u);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), v.shape), 0);
+  // A recent one is still known.
+  ASSERT_EQ(scanner.scan(line_for(4999, 9), v), ScanKind::kEvent);
+  EXPECT_EQ(v.shape, ids.back());
 }
 
 std::vector<std::string> example_mllog_lines() {

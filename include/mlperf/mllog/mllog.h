@@ -90,9 +90,10 @@ ScanKind scan_mllog_line(std::string_view line, EventView& view,
                          std::size_t token_at = std::string_view::npos);
 
 /// scan_mllog_line with a memory: it remembers the shape of the lines it validated (their
-/// payload with the numbers taken out; the 16 most recently matched shapes) and checks each
-/// new line against them first, the shape that followed the previous line's shape last time
-/// first of all. A line of a known shape is validated by comparing its bytes with the shape
+/// payload with the numbers taken out; up to 4,096, then it starts over) and checks each new
+/// line against them first: the shape that followed the previous line's shape last time, then
+/// the 16 most recently matched shapes of the line's key (a round's logs hold about 1,300
+/// shapes, a benchmark's runs mostly the same ones). A line of a known shape is validated by comparing its bytes with the shape
 /// and reading its numbers by the JSON grammar: that accepts exactly the lines that differ
 /// from a validated one only in their numbers (see mllog.cc for why nlohmann/json then reads
 /// the same event). Results are those of scan_mllog_line, line for line, whatever it has
