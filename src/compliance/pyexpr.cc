@@ -54,6 +54,35 @@ const PyValue& PyDict::at(std::string_view key) const {
 
 PyValue make_dict() { return PyValue(std::make_shared<PyDict>()); }
 
+namespace {
+PyValue deep_copy(const PyValue& value, std::vector<std::pair<const void*, PyValue>>& copied) {
+  const void* container = value.list() ? static_cast<const void*>(value.list())
+                                       : static_cast<const void*>(value.dict());
+  if (!container) return value;
+  for (const auto& [from, to] : copied) {
+    if (from == container) return to;
+  }
+  if (const PyList* l = value.list()) {
+    auto out = std::make_shared<PyList>();
+    copied.emplace_back(container, PyValue(out));
+    out->reserve(l->size());
+    for (const PyValue& item : *l) out->push_back(deep_copy(item, copied));
+    return PyValue(out);
+  }
+  const PyDict& d = *value.dict();
+  auto out = std::make_shared<PyDict>();
+  copied.emplace_back(container, PyValue(out));
+  out->reserve(d.size());
+  for (const auto& [key, item] : d) (*out)[key] = deep_copy(item, copied);
+  return PyValue(out);
+}
+}  // namespace
+
+PyValue deep_copy(const PyValue& value) {
+  std::vector<std::pair<const void*, PyValue>> copied;
+  return deep_copy(value, copied);
+}
+
 PyValue from_json(const nlohmann::json& j) {
   switch (j.type()) {
     case nlohmann::json::value_t::null: return {};

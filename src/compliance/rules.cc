@@ -230,6 +230,19 @@ ConfigFile parse_config(std::string_view yaml_text, const std::string& name) {
     }
   }
   find_enqueue_rules(config);
+  if (config.begin) {
+    // BEGIN runs before any line, on a new `s`: the same for every log, unless it raises or
+    // touches what a log has (enqueue_config, v).
+    Env env;
+    env.s = make_dict();
+    bool enqueued = false;
+    env.enqueue_config = [&](const std::string&) { enqueued = true; };
+    try {
+      config.begin->exec(env);
+      if (!enqueued && env.v.is_none() && !env.pending) config.begin_state = std::move(env.s);
+    } catch (const PyError&) {
+    }
+  }
   return config;
 }
 
@@ -555,14 +568,28 @@ struct Seen {
   bool first_checked = false;
   std::size_t atleast_passed = 0;
   // EXACTLY_ONE keys: the first value, whether all were equal, and the distinct reprs a
-  // message shows (collected until their joined text passes what shorten() keeps).
+  // message shows (collected until their joined text passes what shorten() keeps). A first
+  // value read from the line's text is kept as that text and converted only if a second
+  // line comes (most keys are logged once).
   std::optional<PyValue> first_value;
+  std::string first_text;
+  bool first_is_text = false;
   bool all_same = true;
   std::vector<std::string> distinct;
   std::size_t distinct_chars = 0;
   // Scanner shapes (EventView::shape) on which every shape-determined CHECK held.
   std::vector<std::uint64_t> shapes_held;
 };
+
+// Adds repr(value) to the distinct values an EXACTLY_ONE message shows, while they fit.
+void note_distinct(Seen& st, const PyValue& value) {
+  if (st.distinct_chars > 300) return;
+  std::string r = repr(value);
+  if (std::find(st.distinct.begin(), st.distinct.end(), r) == st.distinct.end()) {
+    st.distinct_chars += r.size() + 2;
+    st.distinct.push_back(std::move(r));
+  }
+}
 
 // One config applied to the log (an entry of the official queue).
 struct ConfigRun {
@@ -660,21 +687,25 @@ struct ConfigRun {
     st.last_line = line.line;
     if (rule->req.kind == Requirement::kExactlyOne) {
       // The value alone (v stays unconverted when nothing else needs it).
-      PyValue value_slot;
       const bool text_only = line.pending && line.pending->v.is_none();
-      if (text_only) value_slot = from_json_text(line.pending->value);
-      const PyValue& value = text_only ? value_slot : line.value_dict().dict()->at("value");
-      if (!st.first_value) {
-        st.first_value = value;
-      } else if (st.all_same && !py_equal(value, *st.first_value)) {
-        st.all_same = false;
-      }
-      if (st.distinct_chars <= 300) {
-        std::string r = repr(value);
-        if (std::find(st.distinct.begin(), st.distinct.end(), r) == st.distinct.end()) {
-          st.distinct_chars += r.size() + 2;
-          st.distinct.push_back(std::move(r));
+      if (st.count == 1 && text_only) {
+        st.first_text.assign(line.pending->value);
+        st.first_is_text = true;
+      } else {
+        if (st.first_is_text) {  // the second line: the first one's value now
+          st.first_is_text = false;
+          st.first_value = from_json_text(st.first_text);
+          note_distinct(st, *st.first_value);
         }
+        PyValue value_slot;
+        if (text_only) value_slot = from_json_text(line.pending->value);
+        const PyValue& value = text_only ? value_slot : line.value_dict().dict()->at("value");
+        if (!st.first_value) {
+          st.first_value = value;
+        } else if (st.all_same && !py_equal(value, *st.first_value)) {
+          st.all_same = false;
+        }
+        note_distinct(st, value);
       }
     }
     // v while this line is read: its texts until an expression needs it converted. After
@@ -879,9 +910,12 @@ class StreamJudge {
     if (r.config->aggregates_eval_accuracy && !aggregators_.count(r.config->aggregation_field)) {
       EvalAggregator& aggregator = aggregators_[r.config->aggregation_field];
       aggregator.field = r.config->aggregation_field;
-      for (const KeptLine& k : buffer_) aggregator.add(k.line);
+      for (KeptLine& k : buffer_) replay(k, [&](const LogLine& l) { aggregator.add(l); });
     }
-    if (r.config->begin) {
+    if (r.config->begin_state) {
+      r.begin_ran = true;
+      r.env.s = deep_copy(*r.config->begin_state);
+    } else if (r.config->begin) {
       r.begin_ran = true;
       try {
         r.config->begin->exec(r.env);
@@ -891,7 +925,7 @@ class StreamJudge {
       }
     }
     // It reads the lines so far (the log from its start, as the official queue has it).
-    for (const KeptLine& k : buffer_) r.read(k.line);
+    for (KeptLine& k : buffer_) replay(k, [&](const LogLine& l) { r.read(l); });
   }
 
   // Starts what was enqueued, then drops the replay buffer once no run can enqueue again.
@@ -910,12 +944,13 @@ class StreamJudge {
     }
   }
 
-  // A line kept for configs enqueued later: its texts are copied, v converted only if one
-  // of them needs it. Kept in a deque, which never moves them (`text` is pointed to).
+  // A line kept for configs enqueued later: its texts are copied (`line.v` stays None), or
+  // v when it was converted (one of the configs needed it).
   struct KeptLine {
-    LogLine line;
-    std::string texts;  // value, then metadata
-    LineText text;
+    LogLine line;       // pending is nullptr
+    std::string texts;  // value, then metadata, while v is not converted
+    std::size_t value_size = 0;
+    bool has_texts = false;
   };
 
   void keep(const LogLine& line) {
@@ -925,12 +960,30 @@ class StreamJudge {
     if (line.pending && line.pending->v.is_none()) {
       k.texts.reserve(line.pending->value.size() + line.pending->metadata.size());
       k.texts.append(line.pending->value).append(line.pending->metadata);
-      const std::string_view texts = k.texts;
-      k.text.value = texts.substr(0, line.pending->value.size());
-      k.text.metadata = texts.substr(line.pending->value.size());
-      k.line.pending = &k.text;
+      k.value_size = line.pending->value.size();
+      k.has_texts = true;
     } else {
       k.line.v = line.value_dict();
+    }
+  }
+
+  // Calls read(line) with a kept line, its texts as the line's LineText while v is not
+  // converted; a v converted then is kept (shared by later readers, as for a live line).
+  template <class Read>
+  static void replay(KeptLine& k, const Read& read) {
+    if (!k.has_texts) {
+      read(k.line);
+      return;
+    }
+    const std::string_view texts = k.texts;
+    LineText text{texts.substr(0, k.value_size), texts.substr(k.value_size), {}, std::nullopt};
+    k.line.pending = &text;
+    read(k.line);
+    k.line.pending = nullptr;
+    if (!text.v.is_none()) {
+      k.line.v = std::move(text.v);
+      k.has_texts = false;
+      std::string().swap(k.texts);
     }
   }
 

@@ -111,6 +111,25 @@ TEST(PyExpr, StatementsUpdateTheSharedState) {
   EXPECT_EQ(repr(eval("s['a']", env)), "1");
 }
 
+// deep_copy: a copy shares no container with the original, and a container referenced twice
+// is copied once (Python's copy.deepcopy).
+TEST(PyExpr, DeepCopySharesNothingAndKeepsAliasing) {
+  Env env;
+  env.s = make_dict();
+  Code::parse("s.update({'n': 1, 'name': 'a longer string than fits inline', 'l': [1, [2]], 'd': {'x': 0.5}}); "
+              "s['alias'] = s['l']")
+      .exec(env);
+  const PyValue original = env.s;
+  const std::string before = repr(original);
+  env.s = deep_copy(original);
+  EXPECT_EQ(repr(env.s), before);
+  Code::parse("s['l'][0] = 3; s['l'][1][0] = 4; s['d']['x'] = 2; s['n'] = 7").exec(env);
+  EXPECT_EQ(repr(original), before);
+  EXPECT_EQ(repr(eval("s['alias']", env)), "[3, [4]]");  // the copy's alias is the copy's list
+  EXPECT_EQ(repr(eval("s['d']", env)), "{'x': 2}");
+  EXPECT_EQ(repr(deep_copy(PyValue(std::int64_t{5}))), "5");
+}
+
 TEST(PyExpr, ValuesFromJsonKeepIntAndFloatApart) {
   auto v = from_json(nlohmann::json::parse(R"({"a": 1, "b": 1.0, "c": [true, null, "x"], "d": 1e-05})"));
   EXPECT_EQ(repr(v), "{'a': 1, 'b': 1.0, 'c': [True, None, 'x'], 'd': 1e-05}");

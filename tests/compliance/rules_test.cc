@@ -229,6 +229,81 @@ TEST_F(RulesTest, FirstCheckOnlyOnTheFirstLineAtLeastOneCheckOnAnyLine) {
   EXPECT_NE(v.findings[0].message.find("the official checker stops here"), std::string::npos);
 }
 
+// Lines read as read_run reads them (v as text): the first value of an EXACTLY_ONE key is
+// kept as its text, and a repeat still warns or fails with the values as Python shows them.
+TEST_F(RulesTest, ExactlyOneRepeatsOfScannedLines) {
+  config("common", R"(
+- KEY:
+    NAME: one
+    REQ: EXACTLY_ONE
+- KEY:
+    NAME: two
+    REQ: EXACTLY_ONE
+)");
+  auto v = judge_scanned({ev("one", "1"), ev("one", "1.0"), ev("two", R"("adamw")")});
+  EXPECT_EQ(messages(v), std::vector<std::string>{"W2:one must be logged exactly once (training_9.9.9/common.yaml); "
+                                                  "found 2 times with the same value 1 (a warning)"});
+  v = judge_scanned({ev("one", R"("a")"), ev("one", R"("b")"), ev("one", R"("a")"), ev("two", "{\"lr\": 0.5}")});
+  EXPECT_EQ(messages(v), std::vector<std::string>{"E2:one must be logged exactly once (training_9.9.9/common.yaml); "
+                                                  "found 3 times with different values: 'a', 'b'"});
+  v = judge_scanned({ev("one", "[1, 2]"), ev("two", "null")});
+  EXPECT_TRUE(v.findings.empty());
+}
+
+// BEGIN runs once when the config is read; every log starts from a copy of the state it
+// made, so what one log's code does to it never reaches the next log.
+TEST_F(RulesTest, EveryLogStartsFromTheStateBeginMade) {
+  config("common", R"(
+- BEGIN:
+    CODE: " s.update({'seen': {}, 'count': 0}) "
+- KEY:
+    NAME: step
+    POST: " s['seen'][str(ll.lineno)] = v['value']; s['count'] += 1 "
+- KEY:
+    NAME: run_stop
+    CHECK: " len(s['seen']) == s['count'] and s['count'] <= 2 "
+)");
+  library = RuleLibrary::load(tmp.path());
+  const ConfigFile* common = library.config("training_9.9.9/common.yaml");
+  ASSERT_NE(common, nullptr);
+  ASSERT_TRUE(common->begin_state.has_value());
+  EXPECT_EQ(repr(*common->begin_state), "{'seen': {}, 'count': 0}");
+  // Three logs read with this one library (judge() would load it anew).
+  MllogScanner scanner;
+  EventView view;
+  for (int log = 0; log < 3; ++log) {
+    LogReader reader(library, rs("9.9.9"));
+    std::uint64_t line = 0;
+    for (const std::string& p : {ev("step", "1"), ev("step", "2"), ev("run_stop", "null")}) {
+      const std::string text = ":::MLLOG " + p;
+      ASSERT_EQ(scanner.scan(text, view, 0), ScanKind::kEvent);
+      view.line = ++line;
+      reader.add_event(view, text, 0);
+    }
+    const LogVerdict v = reader.finish();
+    EXPECT_TRUE(v.findings.empty()) << log << ": " << messages(v).at(0);
+  }
+  EXPECT_EQ(repr(*common->begin_state), "{'seen': {}, 'count': 0}");
+  EXPECT_EQ(messages(judge({ev("step", "1"), ev("step", "2"), ev("step", "3"), ev("run_stop", "null")})).size(), 1u);
+  // BEGIN code that enqueues a config, or raises, still runs per log (as the checker runs it).
+  config("common", R"(
+- BEGIN:
+    CODE: " enqueue_config('training_9.9.9/other.yaml') "
+)");
+  config("other", "[]");
+  library = RuleLibrary::load(tmp.path());
+  EXPECT_FALSE(library.config("training_9.9.9/common.yaml")->begin_state.has_value());
+  EXPECT_EQ(judge({ev("x", "1")}).configs,
+            (std::vector<std::string>{"training_9.9.9/common.yaml", "training_9.9.9/other.yaml"}));
+  config("common", R"(
+- BEGIN:
+    CODE: " s['a'] = 1; s['b'] = s['missing'] "
+)");
+  library = RuleLibrary::load(tmp.path());
+  EXPECT_FALSE(library.config("training_9.9.9/common.yaml")->begin_state.has_value());
+  EXPECT_FALSE(judge({ev("x", "1")}).compliant);
+}
+
 TEST_F(RulesTest, BeginPrePostStateAndTheConfigChain) {
   config("common", R"(
 - BEGIN:

@@ -95,6 +95,10 @@ class PyDict {
 /// A new empty dict value.
 PyValue make_dict();
 
+/// Python's copy.deepcopy of `value`: lists and dicts copied all the way down, one copy per
+/// container however often it is referenced (so aliasing within `value` is kept).
+PyValue deep_copy(const PyValue& value);
+
 /// The value Python's json.loads gives for `j` (objects → dict, arrays → list, integers →
 /// int, other numbers → float).
 PyValue from_json(const nlohmann::json& j);

@@ -65,6 +65,10 @@ struct KeyRule {
 struct ConfigFile {
   std::string name;  ///< relative to the rules root, as enqueue_config names it
   std::optional<Code> begin;  ///< BEGIN CODE
+  /// `s` after the BEGIN code, run once when the config is parsed (it reads nothing of the
+  /// log): a reader starts each log from a deep copy of it instead of running the code.
+  /// None when the code failed, enqueued a config or set v (then it runs per log).
+  std::optional<PyValue> begin_state;
   /// The BEGIN code of the 3.1.0 – 5.0.0 stable_diffusion configs, which appends to the log one
   /// line per eval step: key "aggregated_eval_accuracy", timestamp the latest of that step's
   /// eval_accuracy lines, value {<aggregation_field>: N, <metric>: <value>…} gathered from the
