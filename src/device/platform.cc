@@ -33,6 +33,15 @@ nlohmann::json read_json(const std::filesystem::path& file, const char* what) {
 // Where `needle`, in any case, occurs in `haystack` (upper case) at or after `from`; npos
 // when it does not (an empty needle occurs at `from`, as std::string::find has it).
 std::size_t find_upper(std::string_view haystack, std::string_view needle, std::size_t from = 0) {
+  char folded[64];
+  if (needle.size() <= sizeof folded) {
+    // The needle upper-cased once, then a plain search (memchr and memcmp).
+    for (std::size_t j = 0; j < needle.size(); ++j) {
+      folded[j] = static_cast<char>(std::toupper(static_cast<unsigned char>(needle[j])));
+    }
+    return from > haystack.size() ? std::string_view::npos
+                                  : haystack.find(std::string_view(folded, needle.size()), from);
+  }
   for (std::size_t at = from; at + needle.size() <= haystack.size(); ++at) {
     std::size_t j = 0;
     while (j < needle.size() &&

@@ -283,9 +283,14 @@ void tag_directory_platform(const BenchmarkDir& dir, const DataContext& data, co
       out.warnings.push_back(error);
     }
   }
+  // Each platform the runs log, once, in order of first appearance (a directory's runs
+  // mostly log one): tag_platform takes the first that matches, so repeats change nothing.
   std::vector<std::string> logged_platforms;
   for (const auto& r : out.runs) {
-    if (!r.platform.empty()) logged_platforms.push_back(r.platform);
+    if (!r.platform.empty() &&
+        std::find(logged_platforms.begin(), logged_platforms.end(), r.platform) == logged_platforms.end()) {
+      logged_platforms.push_back(r.platform);
+    }
   }
   out.platform = tag_platform(data.platforms(), out.accelerator_model_name, logged_platforms);
   if (!options.probed_platform) return;
