@@ -148,9 +148,12 @@ template <class E>
 void RunBuilder::on_eval(const E& e) {
   const BenchmarkFacts* facts = facts_now();
   const auto& metadata = metadata_reader(e);
+  // Each member is read once (a round has tens of thousands of eval lines).
+  const std::optional<double> samples_count = metadata_number(metadata, "samples_count");
+  const std::optional<double> epoch_num = metadata_number(metadata, "epoch_num");
   // Remember the convergence point in every unit; the unit is chosen at run_stop (§4.1).
-  if (auto s = metadata_number(metadata, "samples_count")) last_samples_count_ = *s;
-  if (auto epoch = metadata_number(metadata, "epoch_num")) last_epoch_num_ = *epoch;
+  if (samples_count) last_samples_count_ = *samples_count;
+  if (epoch_num) last_epoch_num_ = *epoch_num;
   any_point_ = true;
   if (facts && facts->convergence_unit == ConvergenceUnit::kMetricStep) {
     auto step = metadata_number(metadata, facts->step_field(options_.ruleset));
@@ -160,11 +163,14 @@ void RunBuilder::on_eval(const E& e) {
     if (metric && value) metric_steps_[*step][*metric] = *value;
     return;
   }
-  if (key_of(e) == "eval_accuracy" && run_.eval_points.size() < Run::kMaxKeptEvalPoints) {
-    auto value = value_number(e);
-    auto x = metadata_number(metadata, "samples_count");
+  const bool eval_accuracy = key_of(e) == "eval_accuracy";
+  const bool wants_value =
+      (eval_accuracy && run_.eval_points.size() < Run::kMaxKeptEvalPoints) || (facts && !run_.quality_target_reached);
+  const std::optional<double> value = wants_value ? value_number(e) : std::nullopt;
+  if (eval_accuracy && run_.eval_points.size() < Run::kMaxKeptEvalPoints) {
+    std::optional<double> x = samples_count;
     if (!x) {
-      x = metadata_number(metadata, "epoch_num");
+      x = epoch_num;
       if (x && value) run_.eval_points_in_epochs = true;
     }
     if (value && x) run_.eval_points.push_back({*x, *value});
@@ -172,10 +178,9 @@ void RunBuilder::on_eval(const E& e) {
   // The quality target (§2, §6) is judged on eval_accuracy values (metric ""), and for the
   // HPC benchmarks that log an error instead (cosmoflow, oc20) on eval_error values.
   if (facts && !run_.quality_target_reached) {
-    auto value = value_number(e);
     const QualityTarget* target = value ? facts->quality_target(options_.ruleset) : nullptr;
     if (target) {
-      auto plain = target->metrics.find(key_of(e) == "eval_accuracy" ? "" : "eval_error");
+      auto plain = target->metrics.find(eval_accuracy ? "" : "eval_error");
       if (plain != target->metrics.end() && plain->second.contains(*value)) {
         run_.quality_target_reached = true;
       }
