@@ -150,26 +150,32 @@ std::optional<ReportFormat> parse_report_format(const std::string& name) {
 
 namespace {
 
-// The runs[] entry of run `i` of a training directory.
+// The runs[] entry of run `i` of a training directory. Members are assigned one by one (an
+// initializer list copies each value twice; a round has thousands of runs); the object's
+// keys are sorted either way.
 nlohmann::json run_json(const DirectoryResult& r, std::size_t i) {
   const Run& run = r.runs[i];
   nlohmann::json errors = nlohmann::json::array();
-  for (const auto& e : run.parse_errors) errors.push_back({{"line", e.line}, {"message", e.message}});
-  return {
-      {"file", run.file},
-      {"minutes", json_number_or_null(run.minutes)},
-      {"counted", run.counted()},
-      {"role", i < r.run_roles.size() ? r.run_roles[i] : ""},
-      {"status", run.status ? nlohmann::json(*run.status) : nlohmann::json()},
-      {"converged", run.converged},
-      {"samples_to_converge", run.converged ? nlohmann::json(run.samples_to_converge) : nlohmann::json()},
-      {"quality_target_reached", run.quality_target_reached},
-      {"global_batch_size", run.global_batch_size ? nlohmann::json(*run.global_batch_size) : nlohmann::json()},
-      {"drop_reasons", run.drop_reasons},
-      {"notes", run.notes},
-      {"parse_error_count", run.parse_error_count},
-      {"parse_errors", errors},
-  };
+  for (const auto& e : run.parse_errors) {
+    nlohmann::json& error = errors.emplace_back(nlohmann::json::object());
+    error["line"] = e.line;
+    error["message"] = e.message;
+  }
+  nlohmann::json out = nlohmann::json::object();
+  out["file"] = run.file;
+  out["minutes"] = json_number_or_null(run.minutes);
+  out["counted"] = run.counted();
+  out["role"] = i < r.run_roles.size() ? r.run_roles[i] : "";
+  out["status"] = run.status ? nlohmann::json(*run.status) : nlohmann::json();
+  out["converged"] = run.converged;
+  out["samples_to_converge"] = run.converged ? nlohmann::json(run.samples_to_converge) : nlohmann::json();
+  out["quality_target_reached"] = run.quality_target_reached;
+  out["global_batch_size"] = run.global_batch_size ? nlohmann::json(*run.global_batch_size) : nlohmann::json();
+  out["drop_reasons"] = run.drop_reasons;
+  out["notes"] = run.notes;
+  out["parse_error_count"] = run.parse_error_count;
+  out["parse_errors"] = std::move(errors);
+  return out;
 }
 
 // A training directory's object, its runs[] left empty when !with_runs.
@@ -195,36 +201,36 @@ nlohmann::json training_json(const DirectoryResult& r, RcpPass pass, bool with_r
   }
   std::vector<std::string> ignored;
   for (const auto& f : r.dir.ignored_files) ignored.push_back(f.string());
-  nlohmann::json object = {
-      {"directory", r.dir.path.string()},
-      {"kind", "training"},
-      {"submitter", json_string_or_null(r.dir.submitter)},
-      {"system", json_string_or_null(r.dir.system)},
-      {"benchmark", r.benchmark},
-      {"division", r.division},
-      {"ruleset", r.ruleset.str()},
-      {"ruleset_source", r.ruleset_source},
-      {"ruleset_reason", json_string_or_null(r.ruleset_reason)},
-      {"file_rule", r.dir.file_rule},
-      {"ignored_files", ignored},
-      {"platform", json_string_or_null(r.platform.name)},
-      {"platform_source", json_string_or_null(r.platform.source)},
-      {"platform_known", r.platform.known},
-      {"accelerator_model_name", json_string_or_null(r.accelerator_model_name)},
-      {"required_runs", r.required_runs},
-      {"runs_required", r.required_runs},
-      {"runs", runs},
-      {"olympic_minutes", json_number_or_null(r.olympic_minutes)},
-      {"rcp", rcp},
-      {"score_minutes", json_number_or_null(r.score_minutes)},
-      {"scaling_json_factor", json_number_or_null(r.scaling_json_factor)},
-      {"expected", expected},
-      {"passed", r.passed},
-      {"verdict", r.verdict},
-      {"projected_rcp", r.projected_rcp ? rcp_json(*r.projected_rcp, pass) : nlohmann::json()},
-      {"projected_score_minutes", json_number_or_null(r.projected_score_minutes)},
-      {"warnings", r.warnings},
-  };
+  // Assigned member by member (an initializer list copies each value twice); keys sort either way.
+  nlohmann::json object = nlohmann::json::object();
+  object["directory"] = r.dir.path.string();
+  object["kind"] = "training";
+  object["submitter"] = json_string_or_null(r.dir.submitter);
+  object["system"] = json_string_or_null(r.dir.system);
+  object["benchmark"] = r.benchmark;
+  object["division"] = r.division;
+  object["ruleset"] = r.ruleset.str();
+  object["ruleset_source"] = r.ruleset_source;
+  object["ruleset_reason"] = json_string_or_null(r.ruleset_reason);
+  object["file_rule"] = r.dir.file_rule;
+  object["ignored_files"] = std::move(ignored);
+  object["platform"] = json_string_or_null(r.platform.name);
+  object["platform_source"] = json_string_or_null(r.platform.source);
+  object["platform_known"] = r.platform.known;
+  object["accelerator_model_name"] = json_string_or_null(r.accelerator_model_name);
+  object["required_runs"] = r.required_runs;
+  object["runs_required"] = r.required_runs;
+  object["runs"] = std::move(runs);
+  object["olympic_minutes"] = json_number_or_null(r.olympic_minutes);
+  object["rcp"] = std::move(rcp);
+  object["score_minutes"] = json_number_or_null(r.score_minutes);
+  object["scaling_json_factor"] = json_number_or_null(r.scaling_json_factor);
+  object["expected"] = std::move(expected);
+  object["passed"] = r.passed;
+  object["verdict"] = r.verdict;
+  object["projected_rcp"] = r.projected_rcp ? rcp_json(*r.projected_rcp, pass) : nlohmann::json();
+  object["projected_score_minutes"] = json_number_or_null(r.projected_score_minutes);
+  object["warnings"] = r.warnings;
   add_hpc_json_fields(object, r);  // usage, scaling; weak scaling's figures
   add_exact_bytes(object);          // names that are not UTF-8: their exact bytes too
   return object;
