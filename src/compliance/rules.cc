@@ -1104,7 +1104,11 @@ void LogReader::add_event(const EventView& view, std::string_view line_text, std
   if (!known) key_ids_.keep(view.shape, key_id);
   if (key_id < 0 || stopped_) return;  // after a stop only parse errors are still reported
   // v is converted only when a config's code needs it (LineText).
-  LineText text{view.value, view.metadata, {}, std::nullopt};
+  LineText& text = text_;
+  text.value = view.value;
+  text.metadata = view.metadata;
+  text.v = PyValue();
+  text.metadata_members.reset();
   LogLine& l = line_;  // reused: its key keeps its capacity
   l.line = view.line;
   l.timestamp = view.time_ms;

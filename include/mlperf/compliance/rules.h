@@ -267,6 +267,7 @@ class LogReader {
   Ruleset ruleset_;
   const RuleKeys* keys_;  // the library's, for the ruleset
   LogLine line_;          // the line being read (add_event)
+  LineText text_;         // its texts (reused: the member table is not cleared per line)
   std::unique_ptr<StreamJudge> judge_;  // the configs, reading the kept lines as they come
   std::uint64_t events_ = 0;
   std::vector<RuleFinding> early_;  // parse errors and lines the official parser stops on
