@@ -1000,8 +1000,96 @@ std::string_view json_member(std::string_view object, std::string_view name) {
   return found;
 }
 
+namespace {
+
+// The byte after the JSON string whose opening quote is at p, in text already validated;
+// `escaped` tells whether it held a backslash. end when it is not closed.
+inline const char* skip_validated_string(const char* p, const char* end, bool& escaped) {
+  ++p;
+  for (;;) {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    while (end - p >= 16) {
+      const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      const unsigned mask = static_cast<unsigned>(
+          _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(bytes, quote), _mm_cmpeq_epi8(bytes, backslash))));
+      if (mask != 0) {
+        p += __builtin_ctz(mask);
+        break;
+      }
+      p += 16;
+    }
+#endif
+    while (p < end && *p != '"' && *p != '\\') ++p;
+    if (p >= end) return end;
+    if (*p == '"') return p + 1;
+    escaped = true;
+    p += 2;  // a backslash and the byte it escapes
+    if (p >= end) return end;
+  }
+}
+
+inline bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// for_each_member for the text of an EventView of kEvent (scan_mllog_line validated it, and
+// its strings hold printable ASCII and simple escapes only): the same members, found
+// without validating again. Stops, as for_each_member does, at an escaped member name.
+template <class Visit>
+void for_each_validated_member(std::string_view object, const Visit& visit) {
+  if (object.empty() || object[0] != '{') return;
+  const char* p = object.data() + 1;
+  const char* end = object.data() + object.size();
+  auto skip_space = [&] {
+    while (p < end && is_json_space(*p)) ++p;
+  };
+  skip_space();
+  if (p >= end || *p == '}') return;
+  for (;;) {
+    if (p >= end || *p != '"') return;
+    bool escaped = false;
+    const char* name_end = skip_validated_string(p, end, escaped);
+    if (escaped || name_end >= end) return;
+    const std::string_view name(p + 1, static_cast<std::size_t>(name_end - 1 - (p + 1)));
+    p = name_end;
+    skip_space();
+    if (p >= end || *p != ':') return;
+    ++p;
+    skip_space();
+    const char* start = p;
+    int depth = 0;
+    while (p < end) {
+      const char c = *p;
+      if (c == '"') {
+        bool e = false;
+        p = skip_validated_string(p, end, e);
+        if (depth == 0) break;
+      } else if (c == '{' || c == '[') {
+        ++depth;
+        ++p;
+      } else if (c == '}' || c == ']') {
+        if (depth == 0) break;  // the end of the object: a scalar before it ends here
+        ++p;
+        if (--depth == 0) break;
+      } else if (depth == 0 && (c == ',' || is_json_space(c))) {
+        break;
+      } else {
+        ++p;
+      }
+    }
+    if (p == start) return;
+    if (!visit(name, std::string_view(start, static_cast<std::size_t>(p - start)))) return;
+    skip_space();
+    if (p >= end || *p != ',') return;
+    ++p;
+    skip_space();
+  }
+}
+
+}  // namespace
+
 ObjectMembers::ObjectMembers(std::string_view object) : object_(object) {
-  for_each_member(object, [&](std::string_view member, std::string_view value) {
+  for_each_validated_member(object, [&](std::string_view member, std::string_view value) {
     if (count_ == kKept) {
       overflow_ = true;
       return false;

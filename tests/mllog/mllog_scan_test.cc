@@ -425,7 +425,17 @@ TEST(JsonText, ObjectMembersAnswerAsJsonMember) {
       "[1]",
       "",
       R"({ "a" : 1 , "b" : "two" })",
+      // Brackets, commas and escaped quotes and backslashes inside strings; scalars ended by
+      // blanks, a comma or the closing brace.
+      R"({"s": "a\\", "b": "}{][,:", "c": [ "]", {"x": "}"}, [] ], "n": -1.5e3 , "a": true,"m": {}})",
+      R"({"a":"\"{\"","b":null})",
   };
+  const std::vector<std::pair<std::string, std::string>> expected = {{"s", R"("a\\")"}, {"b", R"("}{][,:")"},
+                                                                     {"c", R"([ "]", {"x": "}"}, [] ])"}, {"n", "-1.5e3"},
+                                                                     {"a", "true"}, {"m", "{}"}};
+  for (const auto& [name, text] : expected) EXPECT_EQ(ObjectMembers(objects[6]).find(name), text) << name;
+  EXPECT_EQ(ObjectMembers(objects[7]).find("a"), R"("\"{\"")");
+  EXPECT_EQ(ObjectMembers(objects[7]).find("b"), "null");
   std::string many = "{";
   for (int i = 0; i < 40; ++i) many += (i ? ", " : "") + fmt::format("\"m{}\": {}", i % 23, i);
   objects.push_back(many + "}");

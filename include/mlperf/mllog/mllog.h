@@ -156,8 +156,9 @@ std::string_view json_member(std::string_view object, std::string_view name);
 /// json_member(object, name) gives, without reading the object again for each name (an eval
 /// line's metadata is asked for samples_count, epoch_num and the metric by the run builder,
 /// and for other members by the compliance rules). Holds views into `object`, which must
-/// outlive it and be validated as json_member requires. Keeps up to kKept members; an object
-/// with more is asked with json_member.
+/// outlive it and be the text of an EventView of ScanKind::kEvent (or a member of one): its
+/// members are found without validating the text again. Keeps up to kKept members; an
+/// object with more is asked with json_member.
 class ObjectMembers {
  public:
   static constexpr std::size_t kKept = 16;
