@@ -4,6 +4,7 @@
 
 #include <new>
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <fstream>
 #include <functional>
@@ -578,7 +579,14 @@ struct Seen {
   std::vector<std::string> distinct;
   std::size_t distinct_chars = 0;
   // Scanner shapes (EventView::shape) on which every shape-determined CHECK held.
-  std::vector<std::uint64_t> shapes_held;
+  // Kept in place (a key's lines come in one or two shapes; a log has thousands of Seen).
+  static constexpr std::size_t kShapesHeld = 8;
+  std::array<std::uint64_t, kShapesHeld> shapes_held{};
+  std::uint8_t shapes_held_count = 0;
+  bool held(std::uint64_t shape) const {
+    return std::find(shapes_held.begin(), shapes_held.begin() + shapes_held_count, shape) !=
+           shapes_held.begin() + shapes_held_count;
+  }
 };
 
 // Adds repr(value) to the distinct values an EXACTLY_ONE message shows, while they fit.
@@ -629,8 +637,7 @@ struct ConfigRun {
   void run_checks(const KeyRule& rule, const std::vector<Expr>& checks, const LogLine& line, Seen* seen = nullptr) {
     auto unchanged = [&] { return line.pending && line.pending->v.is_none(); };
     const bool memo = seen && line.shape != 0 && unchanged();
-    const bool known = memo && std::find(seen->shapes_held.begin(), seen->shapes_held.end(), line.shape) !=
-                                   seen->shapes_held.end();
+    const bool known = memo && seen->held(line.shape);
     bool all_held = true;
     for (const Expr& check : checks) {
       if (known && check.shape_determined() && unchanged()) continue;
@@ -649,8 +656,8 @@ struct ConfigRun {
       }
       if (!held && check.shape_determined()) all_held = false;
     }
-    if (memo && !known && all_held && unchanged() && seen->shapes_held.size() < 16) {
-      seen->shapes_held.push_back(line.shape);
+    if (memo && !known && all_held && unchanged() && seen->shapes_held_count < Seen::kShapesHeld) {
+      seen->shapes_held[seen->shapes_held_count++] = line.shape;
     }
   }
 
@@ -940,16 +947,17 @@ class StreamJudge {
     for (const auto& r : runs_) may |= r->may_enqueue() || (r->config && r->config->enqueue_at_end);
     if (!may) {
       buffering_ = false;
-      std::deque<KeptLine>().swap(buffer_);
+      std::vector<KeptLine>().swap(buffer_);
+      std::string().swap(texts_);
     }
   }
 
-  // A line kept for configs enqueued later: its texts are copied (`line.v` stays None), or
-  // v when it was converted (one of the configs needed it).
+  // A line kept for configs enqueued later: its texts are copied into texts_ (`line.v`
+  // stays None), or v when it was converted (one of the configs needed it). Kept lines and
+  // their texts sit in two growing arrays, not one allocation or two per line.
   struct KeptLine {
-    LogLine line;       // pending is nullptr
-    std::string texts;  // value, then metadata, while v is not converted
-    std::size_t value_size = 0;
+    LogLine line;  // pending is nullptr
+    std::size_t texts_at = 0, value_size = 0, metadata_size = 0;
     bool has_texts = false;
   };
 
@@ -958,10 +966,11 @@ class StreamJudge {
     k.line = line;
     k.line.pending = nullptr;
     if (line.pending && line.pending->v.is_none()) {
-      k.texts.reserve(line.pending->value.size() + line.pending->metadata.size());
-      k.texts.append(line.pending->value).append(line.pending->metadata);
+      k.texts_at = texts_.size();
       k.value_size = line.pending->value.size();
+      k.metadata_size = line.pending->metadata.size();
       k.has_texts = true;
+      texts_.append(line.pending->value).append(line.pending->metadata);
     } else {
       k.line.v = line.value_dict();
     }
@@ -969,13 +978,14 @@ class StreamJudge {
 
   // Calls read(line) with a kept line, its texts as the line's LineText while v is not
   // converted; a v converted then is kept (shared by later readers, as for a live line).
+  // Nothing is kept meanwhile (readers only enqueue), so texts_ does not move.
   template <class Read>
-  static void replay(KeptLine& k, const Read& read) {
+  void replay(KeptLine& k, const Read& read) {
     if (!k.has_texts) {
       read(k.line);
       return;
     }
-    const std::string_view texts = k.texts;
+    const std::string_view texts = std::string_view(texts_).substr(k.texts_at, k.value_size + k.metadata_size);
     LineText text{texts.substr(0, k.value_size), texts.substr(k.value_size), {}, std::nullopt};
     k.line.pending = &text;
     read(k.line);
@@ -983,7 +993,6 @@ class StreamJudge {
     if (!text.v.is_none()) {
       k.line.v = std::move(text.v);
       k.has_texts = false;
-      std::string().swap(k.texts);
     }
   }
 
@@ -991,7 +1000,8 @@ class StreamJudge {
   bool record_blocks_ = false;
   std::vector<std::unique_ptr<ConfigRun>> runs_;  // in order of start; runs_[0] is common.yaml
   std::deque<std::pair<std::string, std::size_t>> pending_;
-  std::deque<KeptLine> buffer_;
+  std::vector<KeptLine> buffer_;
+  std::string texts_;  // the kept lines' texts (KeptLine::texts_at)
   bool buffering_ = true;
   std::map<std::string, EvalAggregator> aggregators_;  // by ConfigFile::aggregation_field
 };
