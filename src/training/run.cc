@@ -235,7 +235,7 @@ KeyCensus& RunBuilder::census(std::string_view key) {
       return *slot.entry;
     }
   }
-  auto [entry, inserted] = census_.try_emplace(std::string(key));
+  auto* entry = &census_.emplace_back(std::string(key), KeyCensus{});
   census_slots_[i] = CensusSlot{head, tail, size, entry->first, &entry->second};
   if (++census_used_ * 2 > census_slots_.size()) {
     // Rehash into a table twice the size.
@@ -407,12 +407,15 @@ void RunBuilder::add_error(ParseError error) {
 
 Run RunBuilder::finish() {
   Run& r = run_;
-  for (const auto& [key, entry] : census_) {
-    if (options_.full_key_census ||
-        std::find(std::begin(kReportedCensusKeys), std::end(kReportedCensusKeys), key) != std::end(kReportedCensusKeys)) {
-      r.key_census.append(key, entry);
+  std::vector<const std::pair<std::string, KeyCensus>*> reported;
+  for (const auto& entry : census_) {
+    if (options_.full_key_census || std::find(std::begin(kReportedCensusKeys), std::end(kReportedCensusKeys),
+                                              entry.first) != std::end(kReportedCensusKeys)) {
+      reported.push_back(&entry);
     }
   }
+  std::sort(reported.begin(), reported.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  for (const auto* entry : reported) r.key_census.append(entry->first, entry->second);
   if (throughput_pending_) r.last_throughput = json_number(throughput_text_);
   if (const BenchmarkFacts* facts = facts_now()) {
     const QualityTarget* target = facts->quality_target(options_.ruleset);

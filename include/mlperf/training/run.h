@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <deque>
 #include <map>
 #include <optional>
 #include <utility>
@@ -213,7 +214,9 @@ class RunBuilder {
   KeyCensus& census(std::string_view key);
 
   Run run_;
-  std::map<std::string, KeyCensus, std::less<>> census_;  // every key; Run::key_census at finish
+  // Every key, in order of first appearance (a deque: entries never move, and a log's 50 or
+  // so keys take a few blocks, not a node each); sorted into Run::key_census at finish.
+  std::deque<std::pair<std::string, KeyCensus>> census_;
   std::string benchmark_hint_;
   const Facts& facts_;
   RunOptions options_;
@@ -238,7 +241,7 @@ class RunBuilder {
     std::string_view key;
     Run::KeyCensus* entry = nullptr;
   };
-  std::vector<CensusSlot> census_slots_ = std::vector<CensusSlot>(64);
+  std::vector<CensusSlot> census_slots_ = std::vector<CensusSlot>(128);  // a log's keys, half full
   std::size_t census_used_ = 0;
   // The census entry of a scanner shape's key, and whether it is tracked_stats: most lines
   // skip the key look-up and the key comparisons.
