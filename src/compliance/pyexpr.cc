@@ -12,8 +12,10 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <span>
 #include <stdexcept>
 
+#include <boost/container/small_vector.hpp>
 #include <fmt/format.h>
 
 namespace mlperf::compliance {
@@ -1048,7 +1050,7 @@ PyValue py_round(const PyValue& x) {
 
 PyValue py_str(const PyValue& x) { return x.str() ? x : PyValue(repr(x)); }
 
-PyValue format_string(const std::string& fmt_text, const std::vector<PyValue>& args) {
+PyValue format_string(const std::string& fmt_text, std::span<const PyValue> args) {
   std::string out;
   std::size_t next = 0;
   for (std::size_t i = 0; i < fmt_text.size(); ++i) {
@@ -1086,7 +1088,8 @@ PyValue call(const Node& node, Env& env) {
     std::string_view actual = x.type_name();
     return PyValue(actual == type || (type == "int" && actual == "bool"));
   }
-  std::vector<PyValue> args;
+  // In place for the few arguments a call has (min(a, b) runs on many lines).
+  boost::container::small_vector<PyValue, 4> args;
   for (std::size_t i = 1; i < node.kids.size(); ++i) args.push_back(eval_node(*node.kids[i], env));
   auto need = [&](std::size_t n, const std::string& name) {
     if (args.size() != n) type_error(fmt::format("{}() takes {} argument(s) ({} given)", name, n, args.size()));
@@ -1137,7 +1140,7 @@ PyValue call(const Node& node, Env& env) {
         return PyValue(l);
       }
     }
-    if (const std::string* s = self.str(); s && attr == "format") return format_string(*s, args);
+    if (const std::string* s = self.str(); s && attr == "format") return format_string(*s, std::span<const PyValue>(args.data(), args.size()));
     // str.lower() / str.upper() (hpc_X.Y.Z/closed_deepcam.yaml names its scheduler config by
     // v['value'].lower()): ASCII letters mapped, other characters kept.
     if (const std::string* s = self.str(); s && (attr == "lower" || attr == "upper")) {
@@ -1159,7 +1162,9 @@ PyValue call(const Node& node, Env& env) {
     return PyValue(std::fabs(to_float_arg(args[0], "abs")));
   }
   if (name == "min" || name == "max") {
-    const std::vector<PyValue>& items = args.size() == 1 && args[0].list() ? *args[0].list() : args;
+    const std::span<const PyValue> items = args.size() == 1 && args[0].list()
+                                               ? std::span<const PyValue>(*args[0].list())
+                                               : std::span<const PyValue>(args.data(), args.size());
     if (items.empty()) throw PyError("ValueError", name + "() arg is an empty sequence");
     PyValue best = items[0];
     for (std::size_t i = 1; i < items.size(); ++i) {
