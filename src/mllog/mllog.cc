@@ -692,6 +692,14 @@ inline bool same_bytes(const char* a, const char* b, std::size_t n) {
 
 }  // namespace
 
+bool is_plain_json(std::string_view text) {
+  Scanner s(text.data(), text.data() + text.size());
+  s.skip_whitespace();
+  if (s.at_end() || !s.value()) return false;
+  s.skip_whitespace();
+  return s.at_end();
+}
+
 ScanKind scan_mllog_line(std::string_view line, EventView& view, std::size_t token_at) {
   if (token_at == std::string_view::npos) {
     token_at = line.find(kMllogToken);

@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -274,8 +275,22 @@ const BenchmarkFacts* apply_benchmark_facts(const DataContext& data, DirectoryRe
 void tag_directory_platform(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options,
                             DirectoryResult& out) {
   if (dir.system_description) {
+    // Only accelerator_model_name is wanted: a plain system description (most are) is read
+    // without building its tree (is_plain_json: nlohmann would read the same); anything else
+    // is parsed by nlohmann as before, errors and all.
+    std::string text;
+    if (std::ifstream in(*dir.system_description, std::ios::binary); in) {
+      std::ostringstream bytes;
+      bytes << in.rdbuf();
+      text = std::move(bytes).str();
+    }
     std::string error;
-    if (auto doc = read_small_json(*dir.system_description, error)) {
+    if (is_plain_json(text)) {
+      const std::string_view json = std::string_view(text).substr(text.find_first_not_of(" \t\r\n"));
+      if (std::optional<std::string> name = json_string(json_member(json, "accelerator_model_name"))) {
+        out.accelerator_model_name = std::move(*name);
+      }
+    } else if (auto doc = read_small_json(*dir.system_description, error)) {
       if (doc->is_object() && doc->contains("accelerator_model_name") && (*doc)["accelerator_model_name"].is_string()) {
         out.accelerator_model_name = (*doc)["accelerator_model_name"].get<std::string>();
       }

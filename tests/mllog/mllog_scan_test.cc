@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "mlperf/mllog/line_reader.h"
 #include "mlperf/mllog/mllog.h"
@@ -448,6 +449,21 @@ TEST(JsonText, ObjectMembersAnswerAsJsonMember) {
   EXPECT_EQ(ObjectMembers(objects[1]).find("a"), "1");
   EXPECT_EQ(ObjectMembers(objects[1]).find("c"), "");  // after the escaped name: not reached
   EXPECT_EQ(ObjectMembers(objects.back()).find("m5"), "28");  // the last of m5 (i = 5, 28)
+}
+
+// is_plain_json: the subset the fast readers take, every text in it valid for nlohmann too.
+TEST(JsonText, PlainJsonIsTheScannersSubsetOfValidJson) {
+  for (const std::string text : {std::string(R"({"a": [1, 2.5e3, true, null, "x\"y"], "b": {}})"), std::string(" 1 "),
+                                 std::string("\n[\"\\/\"]\t"), std::string(R"("s")"), std::string(std::string(63, '[') + std::string(63, ']'))}) {
+    EXPECT_TRUE(is_plain_json(text)) << text;
+    EXPECT_FALSE(nlohmann::json::parse(text, nullptr, false).is_discarded()) << text;
+  }
+  for (const std::string text : {std::string(""), std::string("  "), std::string("{"), std::string(R"({"a": 1}x)"),
+                                 std::string(R"({"a": 1} {"b": 2})"), std::string(R"({"\u00e9": 1})"),
+                                 std::string(R"({"a\"b": 1})"), std::string("\"caf\xC3\xA9\""), std::string("[1,]"),
+                                 std::string("NaN"), std::string("1e400"), std::string(std::string(64, '[') + std::string(64, ']'))}) {
+    EXPECT_FALSE(is_plain_json(text)) << text;
+  }
 }
 
 TEST(JsonText, MemberNumberString) {

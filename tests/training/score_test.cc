@@ -260,6 +260,40 @@ TEST_F(DamagedCopy, OpenDivisionDoesNotNeedTheRcpCheck) {
   EXPECT_DOUBLE_EQ(*r.score_minutes, *r.olympic_minutes);  // factor 1.0
 }
 
+// The system description's accelerator_model_name, in every form a file can give it, is what
+// nlohmann::json reads there (most files are read without building a tree; the others are
+// parsed as before), and a file that is no JSON is a warning naming it.
+TEST_F(DamagedCopy, SystemDescriptionsOfEveryFormGiveTheNameNlohmannReads) {
+  const std::filesystem::path file = tmp_.path() / "training_results_v5.1/AMD/systems/MI355X_EPYC_9575F_pytorch.json";
+  std::filesystem::create_directories(file.parent_path());
+  for (const std::string text : {
+           std::string("  {\"a\": [1, {\"b\": null}], \"accelerator_model_name\": \"AMD Instinct MI355X\"}\n"),
+           std::string(R"({"accelerator_model_name": "AMD Instinct MI\u0033\u0032\u0035X"})"),
+           std::string(R"({"accelerator_model_name": 5})"),
+           std::string(R"({"accelerator_model_name": "x", "accelerator_model_name": "AMD Instinct MI325X"})"),
+           std::string(R"({"na\"me": 1, "accelerator_model_name": "AMD Instinct MI300X"})"),
+           std::string(R"({"accelerator_model_name": "Tab\tX \"quoted\" \/ \\"})"),
+           std::string("[1, 2]"),
+           std::string("{\"accelerator_model_name\": \"caf\xC3\xA9\"}"),
+       }) {
+    testing::write_file(file, text);
+    const nlohmann::json doc = nlohmann::json::parse(text);
+    const std::string expected = doc.is_object() && doc.contains("accelerator_model_name") &&
+                                         doc["accelerator_model_name"].is_string()
+                                     ? doc["accelerator_model_name"].get<std::string>()
+                                     : "";
+    DirectoryResult r = score();
+    EXPECT_EQ(r.accelerator_model_name, expected) << text;
+    for (const auto& w : r.warnings) EXPECT_EQ(w.find("invalid JSON"), std::string::npos) << text << ": " << w;
+  }
+  testing::write_file(file, R"({"accelerator_model_name": "AMD)");
+  DirectoryResult r = score();
+  EXPECT_EQ(r.accelerator_model_name, "");
+  bool named = false;
+  for (const auto& w : r.warnings) named = named || (w.find(file.string() + ": invalid JSON") != std::string::npos);
+  EXPECT_TRUE(named);
+}
+
 TEST_F(DamagedCopy, PlatformComesFromTheLogsWithoutSystemDescription) {
   // No systems/ folder in the copy: the platform comes from the logs ("MI355X").
   DirectoryResult r = score();

@@ -152,6 +152,13 @@ class ShapeMemo {
 /// member found in one).
 std::string_view json_member(std::string_view object, std::string_view name);
 
+/// True when `text` is one JSON value (blanks around it allowed) in the subset the MLLOG
+/// scanner reads exactly as nlohmann::json::parse does: strings of printable ASCII with
+/// simple escapes, member names without escapes, numbers within nlohmann's range, nesting up
+/// to 63 levels. Then json_member,
+/// json_string and json_number may read it; false means only that nlohmann must decide.
+bool is_plain_json(std::string_view text);
+
 /// The members of one JSON object text, read in one pass: find(name) gives what
 /// json_member(object, name) gives, without reading the object again for each name (an eval
 /// line's metadata is asked for samples_count, epoch_num and the metric by the run builder,
