@@ -255,69 +255,108 @@ void RunBuilder::add(const Event& e) { add_event(e); }
 
 void RunBuilder::add(const EventView& e) { add_event(e); }
 
+RunBuilder::KeyRole RunBuilder::key_role(std::string_view k) {
+  if (k == "tracked_stats") return KeyRole::kTrackedStats;
+  if (k == "eval_accuracy" || k == "eval_error") return KeyRole::kEval;
+  if (k == "global_batch_size") return KeyRole::kGlobalBatchSize;
+  if (k == "train_samples") return KeyRole::kTrainSamples;
+  if (k == "submission_benchmark") return KeyRole::kSubmissionBenchmark;
+  if (k == "submission_division") return KeyRole::kSubmissionDivision;
+  if (k == "submission_org") return KeyRole::kSubmissionOrg;
+  if (k == "submission_platform") return KeyRole::kSubmissionPlatform;
+  if (k == "init_start") return KeyRole::kInitStart;
+  if (k == "init_stop") return KeyRole::kInitStop;
+  if (k == "run_start") return KeyRole::kRunStart;
+  if (k == "run_stop") return KeyRole::kRunStop;
+  if (k == "seed") return KeyRole::kSeed;
+  if (k == "number_of_nodes" || k == "accelerators_per_node") return KeyRole::kInstanceScale;
+  return KeyRole::kOther;
+}
+
 template <class E>
 void RunBuilder::add_event(const E& e) {
   ++run_.mllog_lines;
   const std::string_view k = key_of(e);
-  // A line of a shape seen before finds its census entry without the key (EventView only).
+  // A line of a shape seen before finds its census entry and role without the key
+  // (EventView only).
   const ShapeCensus* kept = nullptr;
   if constexpr (std::is_same_v<E, EventView>) kept = shape_census_.find(e.shape);
   ShapeCensus known;
   if (kept) {
     known = *kept;
   } else {
-    known = ShapeCensus{&census(k), k == "tracked_stats"};
+    known = ShapeCensus{&census(k), key_role(k)};
     if constexpr (std::is_same_v<E, EventView>) shape_census_.keep(e.shape, known);
   }
   KeyCensus& entry = *known.entry;
   if (entry.count++ == 0) entry.first = EventMark{e.time_ms, e.line};
   entry.last = EventMark{e.time_ms, e.line};
-  if (known.tracked_stats) {
-    on_tracked_stats(e);
-  } else if (k == "eval_accuracy" || k == "eval_error") {
-    on_eval(e);
-  } else if (k == "global_batch_size") {
-    std::optional<long long> size = value_integer(e);
-    run_.global_batch_size = size;
-    run_.global_batch_size_beyond_line = 0;
-    if (!size) {
-      // Every double of 2^53 or more is an integer; the RCP checker compares it with its RCPs'
-      // batch sizes as Python compares numbers, so one this large is above all of them.
-      const std::optional<double> big = value_number(e);
-      if (big && std::isfinite(*big) && *big >= 9007199254740992.0) run_.global_batch_size_beyond_line = e.line;
+  switch (known.role) {
+    case KeyRole::kOther:
+      break;
+    case KeyRole::kTrackedStats:
+      on_tracked_stats(e);
+      break;
+    case KeyRole::kEval:
+      on_eval(e);
+      break;
+    case KeyRole::kGlobalBatchSize: {
+      std::optional<long long> size = value_integer(e);
+      run_.global_batch_size = size;
+      run_.global_batch_size_beyond_line = 0;
+      if (!size) {
+        // Every double of 2^53 or more is an integer; the RCP checker compares it with its
+        // RCPs' batch sizes as Python compares numbers, so one this large is above all of them.
+        const std::optional<double> big = value_number(e);
+        if (big && std::isfinite(*big) && *big >= 9007199254740992.0) run_.global_batch_size_beyond_line = e.line;
+      }
+      break;
     }
-  } else if (k == "train_samples") {
-    if (auto samples = value_number(e)) last_train_samples_ = *samples;
-  } else if (k == "submission_benchmark") {
-    if (run_.benchmark.empty()) run_.benchmark = value_text(e);
-  } else if (k == "submission_division") {
-    if (run_.division.empty()) run_.division = value_text(e);
-  } else if (k == "submission_org") {
-    if (run_.org.empty()) run_.org = value_text(e);
-  } else if (k == "submission_platform") {
-    if (run_.platform.empty()) run_.platform = value_text(e);
-  } else if (k == "init_start") {
-    ++run_.init_start_count;
-    if (!run_.init_start || e.time_ms < run_.init_start->time_ms) run_.init_start = EventMark{e.time_ms, e.line};
-    if ((run_.init_stop || run_.run_start) && !run_.late_init_start) {
-      run_.late_init_start = EventMark{e.time_ms, e.line};
-    }
-  } else if (k == "init_stop") {
-    ++run_.init_stop_count;
-    mark_first(run_.init_stop, e);
-  } else if (k == "run_start") {
-    ++run_.run_start_count;
-    mark_first(run_.run_start, e);
-    if (!(run_.summarizer_run_start && run_.summarizer_run_stop)) run_.summarizer_run_start = EventMark{e.time_ms, e.line};
-  } else if (k == "run_stop") {
-    on_run_stop(e);
-  } else if (k == "seed") {
-    on_seed(e);
-  } else if (k == "number_of_nodes" || k == "accelerators_per_node") {
-    // HPC weak scaling's instance scale (Run::number_of_nodes).
-    if (!(run_.number_of_nodes && run_.accelerators_per_node)) {
-      if (auto v = value_number(e)) (k == "number_of_nodes" ? run_.number_of_nodes : run_.accelerators_per_node) = *v;
-    }
+    case KeyRole::kTrainSamples:
+      if (auto samples = value_number(e)) last_train_samples_ = *samples;
+      break;
+    case KeyRole::kSubmissionBenchmark:
+      if (run_.benchmark.empty()) run_.benchmark = value_text(e);
+      break;
+    case KeyRole::kSubmissionDivision:
+      if (run_.division.empty()) run_.division = value_text(e);
+      break;
+    case KeyRole::kSubmissionOrg:
+      if (run_.org.empty()) run_.org = value_text(e);
+      break;
+    case KeyRole::kSubmissionPlatform:
+      if (run_.platform.empty()) run_.platform = value_text(e);
+      break;
+    case KeyRole::kInitStart:
+      ++run_.init_start_count;
+      if (!run_.init_start || e.time_ms < run_.init_start->time_ms) run_.init_start = EventMark{e.time_ms, e.line};
+      if ((run_.init_stop || run_.run_start) && !run_.late_init_start) {
+        run_.late_init_start = EventMark{e.time_ms, e.line};
+      }
+      break;
+    case KeyRole::kInitStop:
+      ++run_.init_stop_count;
+      mark_first(run_.init_stop, e);
+      break;
+    case KeyRole::kRunStart:
+      ++run_.run_start_count;
+      mark_first(run_.run_start, e);
+      if (!(run_.summarizer_run_start && run_.summarizer_run_stop)) {
+        run_.summarizer_run_start = EventMark{e.time_ms, e.line};
+      }
+      break;
+    case KeyRole::kRunStop:
+      on_run_stop(e);
+      break;
+    case KeyRole::kSeed:
+      on_seed(e);
+      break;
+    case KeyRole::kInstanceScale:
+      // HPC weak scaling's instance scale (Run::number_of_nodes).
+      if (!(run_.number_of_nodes && run_.accelerators_per_node)) {
+        if (auto v = value_number(e)) (k == "number_of_nodes" ? run_.number_of_nodes : run_.accelerators_per_node) = *v;
+      }
+      break;
   }
 }
 

@@ -245,9 +245,15 @@ class RunBuilder {
   std::size_t census_used_ = 0;
   // The census entry of a scanner shape's key, and whether it is tracked_stats: most lines
   // skip the key look-up and the key comparisons.
+  // What add_event does with a key's lines (the keys it reads; kOther: only counted).
+  enum class KeyRole : std::uint8_t {
+    kOther, kTrackedStats, kEval, kGlobalBatchSize, kTrainSamples, kSubmissionBenchmark, kSubmissionDivision,
+    kSubmissionOrg, kSubmissionPlatform, kInitStart, kInitStop, kRunStart, kRunStop, kSeed, kInstanceScale
+  };
+  static KeyRole key_role(std::string_view key);
   struct ShapeCensus {
     Run::KeyCensus* entry = nullptr;
-    bool tracked_stats = false;
+    KeyRole role = KeyRole::kOther;
   };
   ShapeMemo<ShapeCensus> shape_census_;
 };
