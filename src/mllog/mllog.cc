@@ -630,6 +630,14 @@ bool scan_payload(const char* begin, const char* end, Fields& f, NumberSpans* nu
 
 // time_ms as Event::time_ms holds it.
 double time_value(std::string_view time, bool integer) {
+  if (integer && time.size() > 8 && time.size() <= 16 && time[0] != '-') {
+    // 9 to 16 digits (milliseconds since 1970 have 13): left-padded with '0' to 16, read
+    // as two groups of 8.
+    char digits[16];
+    std::memset(digits, '0', sizeof digits);
+    std::memcpy(digits + 16 - time.size(), time.data(), time.size());
+    return static_cast<double>(eight_digits(digits) * 100000000 + eight_digits(digits + 8));
+  }
   if (integer && time.size() <= 18 && time[0] != '-') {
     // Digits only, below 10^18: exact in a uint64, converted as nlohmann converts it.
     std::uint64_t ms = 0;
@@ -854,17 +862,16 @@ bool MllogScanner::State::match(const Shape& shape, const char* begin, const cha
   };
   std::string_view time = span(shape.time);
   view.time_ms = time_value(time, time_integer);
-  std::string_view key = span(shape.key);
-  view.key = key.substr(1, key.size() - 2);
+  // Between the quotes (no bounds check: a shape's strings have both).
+  auto inner = [](std::string_view quoted) { return std::string_view(quoted.data() + 1, quoted.size() - 2); };
+  view.key = inner(span(shape.key));
   if (shape.type_is_string) {
-    std::string_view type = span(shape.type);
-    view.event_type = type.substr(1, type.size() - 2);
+    view.event_type = inner(span(shape.type));
   } else {
     view.event_type = {};
   }
   if (shape.name_space_is_string) {
-    std::string_view ns = span(shape.name_space);
-    view.name_space = ns.substr(1, ns.size() - 2);
+    view.name_space = inner(span(shape.name_space));
   } else {
     view.name_space = {};
   }

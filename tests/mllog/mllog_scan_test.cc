@@ -184,6 +184,26 @@ TEST(MllogScanner, LinesOfAKnownShapeAreMatchedAndReadRight) {
   EXPECT_EQ(json_number(json_member(v.value, "throughput")), -1.5e-7);
 }
 
+// time_ms of every length, through a shape and alone: the double the full parser gives, to
+// the bit (up to 16 digits are read as two groups of 8, longer ones another way).
+TEST(MllogScanner, TimesOfEveryLengthAreReadToTheBit) {
+  MllogScanner scanner;
+  EventView v;
+  std::string digits = "98765432109876543210123";
+  for (std::size_t n = 1; n <= digits.size(); ++n) {
+    for (const std::string time : {digits.substr(0, n), "1" + std::string(n - 1, '0'), std::string(n, '9')}) {
+      const std::string line = ":::MLLOG {\"time_ms\": " + time + ", \"key\": \"k\", \"value\": 1}";
+      for (int pass = 0; pass < 2; ++pass) {  // the second pass matches the shape
+        ASSERT_EQ(scanner.scan(line, v), ScanKind::kEvent) << line;
+        EXPECT_TRUE(same_event(line, v)) << line;
+      }
+      ASSERT_EQ(scan_mllog_line(line, v), ScanKind::kEvent) << line;
+      EXPECT_TRUE(same_event(line, v)) << line;
+    }
+  }
+  EXPECT_GT(scanner.shape_matches(), digits.size());
+}
+
 TEST(MllogScanner, ABadNumberInAKnownShapeIsNotAccepted) {
   auto with_step = [](const std::string& step) {
     return R"(:::MLLOG {"namespace": "", "time_ms": 1728681266309, "event_type": "POINT_IN_TIME", "key": "tracked_stats", "value": {"throughput": 1}, "metadata": {"file": "f.py", "lineno": 81, "step": )" +
