@@ -628,14 +628,24 @@ bool scan_payload(const char* begin, const char* end, Fields& f, NumberSpans* nu
   return s.at_end();
 }
 
-// time_ms as Event::time_ms holds it.
+// time_ms as Event::time_ms holds it. `time` must be the time_ms member's value inside a
+// validated payload (scan_payload, a shape match): a 9- to 16-digit one is read with the bytes
+// before it.
 double time_value(std::string_view time, bool integer) {
   if (integer && time.size() > 8 && time.size() <= 16 && time[0] != '-') {
-    // 9 to 16 digits (milliseconds since 1970 have 13): left-padded with '0' to 16, read
-    // as two groups of 8.
+    // 9 to 16 digits (milliseconds since 1970 have 13), read as two groups of 8: the 16 bytes
+    // that end with the last digit, the ones before the first digit taken as '0'. They are
+    // readable: time_ms is a member of the payload, so at least `{"time_ms":` (11 bytes)
+    // comes before its value, and at most 7 are read.
+    const std::size_t pad = 16 - time.size();
+    std::uint64_t high, low;
+    std::memcpy(&high, time.data() + time.size() - 16, 8);
+    std::memcpy(&low, time.data() + time.size() - 8, 8);
+    const std::uint64_t before = pad == 0 ? 0 : ~std::uint64_t{0} >> (64 - 8 * pad);  // its first `pad` bytes
+    high = (high & ~before) | (0x3030303030303030ull & before);
     char digits[16];
-    std::memset(digits, '0', sizeof digits);
-    std::memcpy(digits + 16 - time.size(), time.data(), time.size());
+    std::memcpy(digits, &high, 8);
+    std::memcpy(digits + 8, &low, 8);
     return static_cast<double>(eight_digits(digits) * 100000000 + eight_digits(digits + 8));
   }
   if (integer && time.size() <= 18 && time[0] != '-') {
