@@ -316,17 +316,17 @@ void RunBuilder::add_event(const E& e) {
       if (auto samples = value_number(e)) last_train_samples_ = *samples;
       break;
     case KeyRole::kSubmissionBenchmark:
-      if (run_.benchmark.empty()) run_.benchmark = value_text(e);
-      break;
     case KeyRole::kSubmissionDivision:
-      if (run_.division.empty()) run_.division = value_text(e);
-      break;
     case KeyRole::kSubmissionOrg:
-      if (run_.org.empty()) run_.org = value_text(e);
+    case KeyRole::kSubmissionPlatform: {
+      // The first value of each submission_* key.
+      std::string& field = known.role == KeyRole::kSubmissionBenchmark  ? run_.benchmark
+                           : known.role == KeyRole::kSubmissionDivision ? run_.division
+                           : known.role == KeyRole::kSubmissionOrg      ? run_.org
+                                                                        : run_.platform;
+      if (field.empty()) field = value_text(e);
       break;
-    case KeyRole::kSubmissionPlatform:
-      if (run_.platform.empty()) run_.platform = value_text(e);
-      break;
+    }
     case KeyRole::kInitStart:
       ++run_.init_start_count;
       if (!run_.init_start || e.time_ms < run_.init_start->time_ms) run_.init_start = EventMark{e.time_ms, e.line};
