@@ -390,14 +390,33 @@ std::vector<Finding> PackageJudge::other_descriptions(const PackagePlace& place,
   bool whole_submitter = std::any_of(given_.begin(), given_.end(),
                                      [&](const fs::path& g) { return at_or_below(place.org_dir, g); });
   if (!whole_submitter) return out;
-  for (const auto& name : listing(place.org_dir / "systems")) {
-    fs::path file = place.org_dir / "systems" / name;
-    if (!matches("*.json", name) || file == place.system_description) continue;
-    for (Finding f : description(file, usage, ruleset).errors) {
-      f.message = fmt::format("{} (another system's description: the package checker judges every systems/*.json)",
-                              f.message);
-      out.push_back(std::move(f));
+  // The org's list is made once (an org has many benchmark directories), then each directory
+  // takes every description but its own.
+  const std::string key = fmt::format("{}|{}|{}", place.org_dir.string(), usage, ruleset.str());
+  const std::vector<std::pair<fs::path, std::vector<Finding>>>* all = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = org_descriptions_.find(key); it != org_descriptions_.end()) all = &it->second;
+  }
+  if (!all) {
+    std::vector<std::pair<fs::path, std::vector<Finding>>> made;
+    for (const auto& name : listing(place.org_dir / "systems")) {
+      if (!matches("*.json", name)) continue;
+      fs::path file = place.org_dir / "systems" / name;
+      std::vector<Finding> errors;
+      for (Finding f : description(file, usage, ruleset).errors) {
+        f.message = fmt::format("{} (another system's description: the package checker judges every systems/*.json)",
+                                f.message);
+        errors.push_back(std::move(f));
+      }
+      made.emplace_back(std::move(file), std::move(errors));
     }
+    std::lock_guard lock(mutex_);
+    all = &org_descriptions_.emplace(key, std::move(made)).first->second;  // std::map: never moves
+  }
+  for (const auto& [file, errors] : *all) {
+    if (file == place.system_description) continue;
+    out.insert(out.end(), errors.begin(), errors.end());
   }
   return out;
 }

@@ -168,6 +168,9 @@ class PackageJudge {
   PackageOptions options_;
   mutable std::mutex mutex_;
   mutable std::map<std::string, SystemDescriptionVerdict> descriptions_;  // by file|usage|ruleset
+  // Each org's systems/*.json and their errors (as other_descriptions words them), by
+  // org_dir|usage|ruleset: every benchmark directory of the org asks for the same list.
+  mutable std::map<std::string, std::vector<std::pair<std::filesystem::path, std::vector<Finding>>>> org_descriptions_;
 };
 
 }  // namespace mlperf
