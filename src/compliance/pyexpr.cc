@@ -1406,7 +1406,7 @@ PyValue eval_node(const Node& node, Env& env) {
     case Node::kAttribute: {
       switch (node.code) {
         case kLlTimestamp: return PyValue(env.timestamp);
-        case kLlKey: return PyValue(env.key);
+        case kLlKey: return PyValue(std::string(env.key));
         case kLlLineno: return PyValue(env.lineno);
         case kLlValue: return env.line_v();
         case kMathPi: return PyValue(M_PI);

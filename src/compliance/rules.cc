@@ -611,6 +611,7 @@ struct ConfigRun {
   // Which blocks were evaluated (LogVerdict::blocks_run): KeyBlock bits by rule position.
   std::vector<std::uint8_t> ran;
   bool begin_ran = false, end_pre_ran = false, end_check_ran = false;
+  std::string last_key;  // ll.key of the last line read, for the END record (Env::key views it)
 
   // "<config>: <block>" for every block evaluated, as ConfigFile::blocks() names them.
   void append_blocks_run(std::vector<std::string>& out) const {
@@ -715,17 +716,24 @@ struct ConfigRun {
         note_distinct(st, value);
       }
     }
-    // v while this line is read: its texts until an expression needs it converted. After
-    // the line only the END record reads v (the last line's), so only a config with one
-    // keeps it converted.
+    // v and ll.key while this line is read: its texts (v until an expression needs it
+    // converted). After the line only the END record reads them (the last line's), so only a
+    // config with one keeps v converted and its own copy of the key.
     struct LineScope {
       Env& env;
+      std::string& last_key;
       bool keep;
       ~LineScope() {
-        if (keep) env.line_v();
+        if (keep) {
+          env.line_v();
+          last_key.assign(env.key);
+          env.key = last_key;
+        } else {
+          env.key = {};
+        }
         env.pending = nullptr;
       }
-    } scope{env, config->end_pre.has_value() || !config->end_checks.empty()};
+    } scope{env, last_key, config->end_pre.has_value() || !config->end_checks.empty()};
     if (line.pending) {
       env.pending = line.pending;
     } else {

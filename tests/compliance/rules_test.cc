@@ -304,6 +304,31 @@ TEST_F(RulesTest, EveryLogStartsFromTheStateBeginMade) {
   EXPECT_FALSE(judge({ev("x", "1")}).compliant);
 }
 
+// ll.key is the line's key while it is read, and at the END record the key of the last line
+// the config read (not the last line of the log): lines read as text and as converted values.
+TEST_F(RulesTest, LlKeyIsTheLinesKeyAndAtTheEndTheLastOneRead) {
+  config("common", R"(
+- KEY:
+    NAME: alpha_key_long_enough_for_the_heap
+    CHECK: " ll.key == 'alpha_key_long_enough_for_the_heap' "
+- KEY:
+    NAME: beta
+    POST: " s['seen'] = ll.key "
+- END:
+    CHECK: " ll.key == 'beta' and s['seen'] == 'beta' "
+)");
+  const std::vector<std::string> lines = {ev("alpha_key_long_enough_for_the_heap", "1"), ev("beta", "2"),
+                                          ev("gamma_not_ruled_here", "3")};
+  for (const LogVerdict& v : {judge(lines), judge_scanned(lines)}) {
+    EXPECT_TRUE(v.findings.empty()) << messages(v).at(0);
+  }
+  const std::vector<std::string> other_order = {ev("beta", "2"), ev("alpha_key_long_enough_for_the_heap", "1")};
+  for (const LogVerdict& v : {judge(other_order), judge_scanned(other_order)}) {
+    EXPECT_EQ(messages(v), std::vector<std::string>{"E0:at the end of the log `ll.key == 'beta' and s['seen'] == "
+                                                    "'beta'` must hold (training_9.9.9/common.yaml); it does not"});
+  }
+}
+
 TEST_F(RulesTest, BeginPrePostStateAndTheConfigChain) {
   config("common", R"(
 - BEGIN:

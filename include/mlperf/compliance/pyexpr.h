@@ -169,7 +169,9 @@ struct Env {
     return v;
   }
   double timestamp = 0;   ///< ll.timestamp, float(time_ms)
-  std::string key;        ///< ll.key
+  /// ll.key: a view, so a line's key is not copied for every config reading it; its text
+  /// must outlive the evaluations that read it.
+  std::string_view key;
   std::int64_t lineno = 0;  ///< ll.lineno
   std::function<void(const std::string&)> enqueue_config;
 };
