@@ -1091,6 +1091,7 @@ PyValue call(const Node& node, Env& env) {
   // In place for the few arguments a call has (min(a, b) runs on many lines).
   boost::container::small_vector<PyValue, 4> args;
   for (std::size_t i = 1; i < node.kids.size(); ++i) args.push_back(eval_node(*node.kids[i], env));
+  const std::span<const PyValue> arg_span(args.data(), args.size());
   auto need = [&](std::size_t n, const std::string& name) {
     if (args.size() != n) type_error(fmt::format("{}() takes {} argument(s) ({} given)", name, n, args.size()));
   };
@@ -1140,7 +1141,7 @@ PyValue call(const Node& node, Env& env) {
         return PyValue(l);
       }
     }
-    if (const std::string* s = self.str(); s && attr == "format") return format_string(*s, std::span<const PyValue>(args.data(), args.size()));
+    if (const std::string* s = self.str(); s && attr == "format") return format_string(*s, arg_span);
     // str.lower() / str.upper() (hpc_X.Y.Z/closed_deepcam.yaml names its scheduler config by
     // v['value'].lower()): ASCII letters mapped, other characters kept.
     if (const std::string* s = self.str(); s && (attr == "lower" || attr == "upper")) {
@@ -1162,9 +1163,8 @@ PyValue call(const Node& node, Env& env) {
     return PyValue(std::fabs(to_float_arg(args[0], "abs")));
   }
   if (name == "min" || name == "max") {
-    const std::span<const PyValue> items = args.size() == 1 && args[0].list()
-                                               ? std::span<const PyValue>(*args[0].list())
-                                               : std::span<const PyValue>(args.data(), args.size());
+    const std::span<const PyValue> items =
+        args.size() == 1 && args[0].list() ? std::span<const PyValue>(*args[0].list()) : arg_span;
     if (items.empty()) throw PyError("ValueError", name + "() arg is an empty sequence");
     PyValue best = items[0];
     for (std::size_t i = 1; i < items.size(); ++i) {

@@ -364,15 +364,21 @@ inline const char* number_end(const char* p, const char* end, bool& integer) {
   return p;
 }
 
-// The value of 8 ASCII digits (SWAR: pairs, then quadruples, then the whole).
-inline std::uint64_t eight_digits(const char* p) {
-  std::uint64_t v;
-  std::memcpy(&v, p, 8);
+// The value of 8 ASCII digits, loaded little-endian into `v` (SWAR: pairs, then quadruples,
+// then the whole).
+inline std::uint64_t eight_digits(std::uint64_t v) {
   v -= 0x3030303030303030ull;
   v = (v * 10) + (v >> 8);
   v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
        (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
   return v;
+}
+
+// The value of the 8 ASCII digits at p.
+inline std::uint64_t eight_digits(const char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return eight_digits(v);
 }
 
 // Where the numbers of a payload are, in order (for MllogScanner's shapes).
@@ -643,10 +649,7 @@ double time_value(std::string_view time, bool integer) {
     std::memcpy(&low, time.data() + time.size() - 8, 8);
     const std::uint64_t before = pad == 0 ? 0 : ~std::uint64_t{0} >> (64 - 8 * pad);  // its first `pad` bytes
     high = (high & ~before) | (0x3030303030303030ull & before);
-    char digits[16];
-    std::memcpy(digits, &high, 8);
-    std::memcpy(digits + 8, &low, 8);
-    return static_cast<double>(eight_digits(digits) * 100000000 + eight_digits(digits + 8));
+    return static_cast<double>(eight_digits(high) * 100000000 + eight_digits(low));
   }
   if (integer && time.size() <= 18 && time[0] != '-') {
     // Digits only, below 10^18: exact in a uint64, converted as nlohmann converts it.
@@ -961,8 +964,6 @@ void MllogScanner::State::remember(const Fields& f, const char* begin, const cha
   if (list.size() == kListedPerKey) list.erase(list.begin());
   list.push_back(index);
   shape.id = ++shapes_made;
-  shape.literal.clear();
-  shape.cuts.clear();
   const char* at = begin;
   shape.time_number = static_cast<std::uint32_t>(-1);
   for (std::size_t i = 0; i < numbers.size(); ++i) {

@@ -93,8 +93,8 @@ ScanKind scan_mllog_line(std::string_view line, EventView& view,
 /// payload with the numbers taken out; up to 4,096, then it starts over) and checks each new
 /// line against them first: the shape that followed the previous line's shape last time, then
 /// the 16 most recently matched shapes of the line's key (a round's logs hold about 1,300
-/// shapes, a benchmark's runs mostly the same ones). A line of a known shape is validated by comparing its bytes with the shape
-/// and reading its numbers by the JSON grammar: that accepts exactly the lines that differ
+/// shapes, a benchmark's runs mostly the same ones). A line of a known shape is validated by
+/// comparing its bytes with the shape and reading its numbers by the JSON grammar: that accepts exactly the lines that differ
 /// from a validated one only in their numbers (see mllog.cc for why nlohmann/json then reads
 /// the same event). Results are those of scan_mllog_line, line for line, whatever it has
 /// seen before (other files included); only faster on logs that repeat themselves
@@ -155,8 +155,8 @@ std::string_view json_member(std::string_view object, std::string_view name);
 /// True when `text` is one JSON value (blanks around it allowed) in the subset the MLLOG
 /// scanner reads exactly as nlohmann::json::parse does: strings of printable ASCII with
 /// simple escapes, member names without escapes, numbers within nlohmann's range, nesting up
-/// to 63 levels. Then json_member,
-/// json_string and json_number may read it; false means only that nlohmann must decide.
+/// to 63 levels. Then json_member, json_string and json_number may read it; false means only
+/// that nlohmann must decide.
 bool is_plain_json(std::string_view text);
 
 /// The members of one JSON object text, read in one pass: find(name) gives what

@@ -2,9 +2,9 @@
 // The run builder: the events of one result file, in order → one Run (scoring.md §2, §4.1).
 
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <limits>
-#include <deque>
 #include <map>
 #include <optional>
 #include <utility>
@@ -243,14 +243,14 @@ class RunBuilder {
   };
   std::vector<CensusSlot> census_slots_ = std::vector<CensusSlot>(128);  // a log's keys, half full
   std::size_t census_used_ = 0;
-  // The census entry of a scanner shape's key, and whether it is tracked_stats: most lines
-  // skip the key look-up and the key comparisons.
   // What add_event does with a key's lines (the keys it reads; kOther: only counted).
   enum class KeyRole : std::uint8_t {
     kOther, kTrackedStats, kEval, kGlobalBatchSize, kTrainSamples, kSubmissionBenchmark, kSubmissionDivision,
     kSubmissionOrg, kSubmissionPlatform, kInitStart, kInitStop, kRunStart, kRunStop, kSeed, kInstanceScale
   };
   static KeyRole key_role(std::string_view key);
+  // The census entry and role of a scanner shape's key: most lines skip the key look-up and
+  // the key comparisons.
   struct ShapeCensus {
     Run::KeyCensus* entry = nullptr;
     KeyRole role = KeyRole::kOther;
