@@ -1,6 +1,7 @@
 #include "mlperf/report/check_report.h"
 #include "mlperf/report/table_text.h"
 #include "mlperf/report/exact_bytes.h"
+#include "mlperf/report/json_text.h"
 
 #include <ostream>
 
@@ -74,14 +75,82 @@ nlohmann::json check_to_json(const CheckReport& report) {
 
 namespace {
 
-// One report's object in {"results": [...]}, as the whole document dumps it (indent 2, four
-// more spaces for its place).
+// One report's object in {"results": [...]}, byte for byte as check_to_json(r) with its
+// exact bytes added dumps it (indent 2, four more spaces for its place; a test compares them),
+// written member by member in the keys' sorted order without building the tree. Invalid
+// UTF-8 (a path, a logged value) is replaced, its exact bytes beside it (exact_bytes.h).
 void write_check_json_entry(std::ostream& out, const CheckReport& r) {
-  // Invalid UTF-8 (a path, a logged value) is replaced rather than aborting the report; the
-  // exact bytes of such a string go beside it (exact_bytes.h).
-  nlohmann::json object = check_to_json(r);
-  add_exact_bytes(object);
-  write_indented(out, object.dump(2, ' ', false, nlohmann::json::error_handler_t::replace), 4);
+  std::string text;
+  text.reserve(4096 + 160 * r.logs.size());
+  JsonText j(text, 4);
+  j.begin_object();
+  j.key("benchmark");
+  j.string(r.benchmark);
+  j.key("checks");
+  j.begin_array();
+  for (const auto& c : r.checks) {
+    j.begin_object();
+    j.key("check");
+    j.string(c.check);
+    j.key("description");
+    j.string(c.description);
+    j.key("findings");
+    j.begin_array();
+    for (const auto& f : c.findings) {
+      j.begin_object();
+      j.key("check");
+      j.string(f.check);
+      j.key("file");
+      j.string(f.file);
+      j.key("line");
+      f.line > 0 ? j.integer(f.line) : j.literal("null");
+      j.key("message");
+      j.string(f.message);
+      j.key("severity");
+      j.string(to_string(f.severity));
+      j.end_object();
+    }
+    j.end_array();
+    j.key("passed");
+    j.boolean(c.passed());
+    j.end_object();
+  }
+  j.end_array();
+  j.key("directory");
+  j.string(r.directory);
+  j.key("division");
+  j.string(r.division);
+  j.key("errors");
+  j.integer(r.count(Finding::kError));
+  j.key("logs");
+  j.begin_array();
+  for (const auto& l : r.logs) {
+    j.begin_object();
+    j.key("compliant");
+    j.boolean(l.compliant);
+    j.key("errors");
+    j.integer(l.errors);
+    j.key("file");
+    j.string(l.file);
+    j.key("warnings");
+    j.integer(l.warnings);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("passed");
+  j.boolean(r.passed());
+  j.key("ruleset");
+  j.string(r.ruleset.str());
+  j.key("ruleset_source");
+  j.string(r.ruleset_source);
+  j.key("submitter");
+  j.string(r.submitter);
+  j.key("system");
+  j.string(r.system);
+  j.key("warnings");
+  j.integer(r.count(Finding::kWarning));
+  j.end_object();
+  out << text;
 }
 
 // One report's block of the human table.

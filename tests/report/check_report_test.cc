@@ -109,5 +109,32 @@ TEST(CheckReportWriter, BatchesGiveTheBytesOfOneWholeReport) {
   EXPECT_TRUE(doc["results"][3].contains("directory_bytes"));
 }
 
+// The JSON entry is written member by member (write_check_json_entry): with logs, findings,
+// names that are not UTF-8 and strings that need escaping in every field, it is still the one
+// dump of check_to_json's tree with its exact bytes.
+TEST(CheckReportWriter, JsonEntryWrittenByHandIsTheTreeDump) {
+  CheckReport odd = sample_report();
+  odd.directory = "/r/d\xff";
+  odd.submitter = "s\xfe";
+  odd.system = "";
+  odd.benchmark = "b\"\\";
+  odd.division = "d\x01";
+  odd.ruleset_source = "guessed\t";
+  odd.checks[0].findings.push_back({"event_order", Finding::kWarning, "/r/d\xff/result_0.txt", 0, "m\xc0"});
+  odd.checks.push_back(CheckResult{"extra \xff", "desc \xfe", {}});
+  odd.logs = {{"/r/d\xff/result_0.txt", false, 2, 1}, {"/r/d/result_1.txt", true, 0, 0}};
+  CheckReport bare;
+  for (const auto& r : {sample_report(), odd, bare}) {
+    nlohmann::json doc = {{"results", nlohmann::json::array({check_to_json(r)})}};
+    add_exact_bytes(doc);
+    std::ostringstream json;
+    write_check_json(json, {r});
+    EXPECT_EQ(json.str(), doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n") << r.directory;
+  }
+  std::ostringstream json;
+  write_check_json(json, {odd});
+  EXPECT_NE(json.str().find("\"file_bytes\": \"2f722f64ff2f726573756c745f302e747874\""), std::string::npos) << json.str();
+}
+
 }  // namespace
 }  // namespace mlperf

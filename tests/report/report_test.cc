@@ -367,6 +367,87 @@ TEST(ReportWriter, BatchesGiveTheBytesOfOneWholeReport) {
   EXPECT_EQ(doc["results"][2]["runs"].size(), 2100u);
 }
 
+// The JSON report writes a training directory member by member (write_training_json): every
+// member, optional and odd value must come out as the one dump of to_json's tree. Each case
+// below changes what the writer branches on: weak scaling figures, a projected RCP check,
+// a published comparison, parse errors, nulls, numbers that are not finite, integral and
+// huge doubles, names that are not UTF-8 and strings that need escaping.
+TEST(ReportJson, EveryTrainingMemberIsWrittenAsTheTreeDumpsIt) {
+  std::vector<DirectoryResult> cases;
+  cases.push_back(passing_result());
+  cases.push_back(failing_result());
+  DirectoryResult odd = passing_result();
+  odd.dir.path = "/data/x\xff/llama2_70b_lora";
+  odd.dir.submitter = "sub\xfe";
+  odd.dir.system = "";
+  odd.dir.file_rule = "*.log";
+  odd.dir.ignored_files = {"/data/a.txt", "/data/b\xff.txt"};
+  odd.benchmark = "bench\"mark\\";
+  odd.division = "open\x01";
+  odd.ruleset_reason = "logs of 2025-05-01\n";
+  odd.ruleset_source = "guessed";
+  odd.platform = PlatformTag{"Plat\xc0", "", false};
+  odd.accelerator_model_name = "";
+  odd.scaling = "weak";
+  WeakScalingScore weak;
+  weak.models_required = 4;
+  weak.models_converged = 3;
+  weak.enough_models = false;
+  weak.number_of_models = 3;
+  weak.instance_scale = 1LL << 40;
+  weak.time_to_train_all_minutes = std::numeric_limits<double>::infinity();
+  weak.throughput = 0.1;
+  odd.weak = weak;
+  odd.olympic_minutes = std::nullopt;
+  odd.score_minutes = 1e21;
+  odd.scaling_json_factor = 2.0;
+  odd.rcp.rcp_case = RcpCase::kNotChecked;
+  odd.rcp.normalization_factor = std::numeric_limits<double>::quiet_NaN();
+  odd.rcp.record.reset();
+  odd.rcp.rcp_mean.reset();
+  odd.rcp.message = "msg \xff";
+  odd.projected_rcp = passing_result().rcp;
+  odd.projected_rcp->min_mean = -0.0;
+  odd.projected_score_minutes = 1.0 / 3.0;
+  ExpectedComparison expected;
+  expected.expected.platform = "MI355X\xff";
+  expected.expected.published_minutes = 10.0;
+  expected.expected.about_minutes = std::nullopt;
+  expected.expected.source = "doc";
+  expected.expected.ruleset = rs("5.1.0");
+  expected.measured_minutes = 1e-7;
+  expected.delta_percent = -12.5;
+  expected.tolerance_percent = 5;
+  odd.expected = expected;
+  odd.runs[0].status.reset();
+  odd.runs[0].global_batch_size.reset();
+  odd.runs[0].minutes = std::numeric_limits<double>::quiet_NaN();
+  odd.runs[1].file += "\xfe";
+  odd.runs[1].notes = {"note", "n\xff"};
+  odd.runs[1].drop_reasons = {"\xff"};
+  odd.runs[1].status = "st\xff";
+  odd.runs[1].parse_error_count = 7;
+  odd.runs[1].parse_errors = {{"f", 3, "bad \xff line"}, {"f", 9, "tab\there"}};
+  odd.runs[2].samples_to_converge = 123456789012345678.0;
+  odd.run_roles.pop_back();  // the last run has no role: ""
+  odd.warnings = {"w\xff", "w2"};
+  odd.verdict = "incomplete";
+  cases.push_back(odd);
+  DirectoryResult bare;
+  bare.dir.path = "b";
+  cases.push_back(bare);
+  for (const auto& r : cases) {
+    nlohmann::json doc = {{"results", nlohmann::json::array({to_json(r, RcpPass::kFull)})}};
+    EXPECT_EQ(render({r}, ReportFormat::kJson, RcpPass::kFull),
+              doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")
+        << r.dir.path;
+  }
+  const std::string text = render({odd}, ReportFormat::kJson, RcpPass::kFull);
+  EXPECT_NE(text.find("\"directory_bytes\": \"2f646174612f78ff2f6c6c616d61325f3730625f6c6f7261\""), std::string::npos);
+  EXPECT_NE(text.find("\"score_minutes\": 1e+21"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"enough_models\": false"), std::string::npos);
+}
+
 TEST(ReportJson, InvalidUtf8DoesNotThrow) {
   DirectoryResult r = passing_result();
   r.warnings.push_back(std::string("bad byte \xff here"));

@@ -1,0 +1,102 @@
+#pragma once
+// JSON text written member by member, byte for byte as nlohmann::json::dump(2) with invalid
+// UTF-8 replaced writes the same document (keys in the order given: the caller gives them
+// sorted, as nlohmann's std::map keeps them). The JSON reports of a round are written this
+// way: building, dumping and freeing a tree per directory was most of their cost (issues #13
+// and #25). Names that are not UTF-8 get their "<key>_bytes" sibling (exact_bytes.h).
+
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mlperf {
+
+/// Appends JSON text to a std::string in dump(2)'s layout: members one per line, indented two
+/// spaces a level, `"key": value`, commas at line ends; `indent` more spaces after every
+/// newline (for text placed inside another document). Strings, numbers and structured values
+/// come out as nlohmann writes them (invalid UTF-8 replaced by U+FFFD). A string member (or a
+/// list of strings) that is not UTF-8 is followed by its "<key>_bytes" sibling, which is where
+/// add_exact_bytes sorts it for every key the reports use. Throws only std::bad_alloc.
+class JsonText {
+ public:
+  JsonText(std::string& out, std::size_t indent) : out_(out), base_(indent) {}
+
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+  /// The key of the next member of the object open: one of our own names (nothing to escape).
+  void key(std::string_view name) {
+    item();
+    out_.push_back('"');
+    out_.append(name);
+    out_.append("\": ");
+    pending_value_ = true;
+    key_ = name;
+  }
+  /// Any JSON value (structured ones re-laid out), with its "_bytes" sibling where due.
+  void value(const nlohmann::json& v);
+  /// A string, with its "_bytes" sibling when it is not UTF-8.
+  void string(const std::string& s);
+  /// null for an empty string, else string(s).
+  void string_or_null(const std::string& s) { s.empty() ? literal("null") : string(s); }
+  /// A double as nlohmann writes it: shortest round-trip digits, ".0" on integral values,
+  /// null when not finite.
+  void number(double d);
+  void number_or_null(const std::optional<double>& d) { d ? number(*d) : literal("null"); }
+  template <class Integer>
+  void integer(Integer n) {
+    item();
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+    out_.append(digits, end);
+  }
+  void boolean(bool b) { literal(b ? "true" : "false"); }
+  /// Text written as it is (null, true, a number already formatted).
+  void literal(std::string_view text) {
+    item();
+    out_.append(text);
+  }
+  /// A list of strings, with a "_bytes" list beside it when one is not UTF-8.
+  void strings(const std::vector<std::string>& list);
+
+ private:
+  void write_value(const nlohmann::json& v);
+  void write_structured(const nlohmann::json& root);
+  static bool needs_exact_bytes(const nlohmann::json& root);
+  void raw_key(const std::string& name);
+  void write_string(const std::string& s) {
+    item();
+    append_string(s);
+  }
+  bool append_string(const std::string& s);
+  // Before an element: after a key, nothing; else a comma after the previous one and a new line.
+  void item() {
+    if (pending_value_) {
+      pending_value_ = false;
+      return;
+    }
+    if (depth_ == 0) return;
+    if (!first_.back()) out_.push_back(',');
+    first_.back() = false;
+    out_.push_back('\n');
+    out_.append(base_ + 2 * depth_, ' ');
+  }
+  void open(char c);
+  void close(char c);
+
+  std::string& out_;
+  std::size_t base_ = 0;
+  std::size_t depth_ = 0;
+  std::vector<bool> first_;
+  bool pending_value_ = false;
+  std::string key_;  // the key of the member last begun
+};
+
+}  // namespace mlperf

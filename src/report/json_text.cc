@@ -1,0 +1,207 @@
+#include "mlperf/report/json_text.h"
+
+#include <algorithm>
+#include <cmath>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "mlperf/mllog/mllog.h"
+#include "mlperf/report/exact_bytes.h"
+
+namespace mlperf {
+
+namespace {
+
+constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
+
+// Whether every byte of `s` is printable ASCII other than '"' and '\\' (16 at a time where
+// SSE2 is there): such a string is written as it is.
+bool plain_ascii(const std::string& s) {
+  const char* p = s.data();
+  const char* const end = p + s.size();
+#if defined(__SSE2__)
+  const __m128i space_less_one = _mm_set1_epi8(0x1f);
+  const __m128i tilde = _mm_set1_epi8(0x7e);
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  for (; end - p >= 16; p += 16) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // Signed compares: bytes of 0x80 and above are negative, not above 0x1f.
+    const __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmpgt_epi8(b, tilde), _mm_cmpeq_epi8(b, quote)),
+                                     _mm_or_si128(_mm_cmpeq_epi8(b, backslash),
+                                                  _mm_cmpeq_epi8(_mm_cmpgt_epi8(b, space_less_one), _mm_setzero_si128())));
+    if (_mm_movemask_epi8(bad) != 0) return false;
+  }
+#endif
+  return std::all_of(p, end, [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f && c != '"' && c != '\\';
+  });
+}
+
+}  // namespace
+
+void JsonText::number(double d) {
+  item();
+  // nlohmann's serializer (dump_float): null when not finite, else its Grisu2 shortest form.
+  if (!std::isfinite(d)) {
+    out_.append("null");
+    return;
+  }
+  char digits[64];
+  const char* end = nlohmann::detail::to_chars(digits, digits + sizeof digits, d);
+  out_.append(digits, static_cast<std::size_t>(end - digits));
+}
+
+// key_ stays the member's key while its value is written (only key() sets it).
+void JsonText::value(const nlohmann::json& v) {
+  const bool member = pending_value_;
+  write_value(v);
+  if (!member) return;
+  // A string or list of strings that is not UTF-8: "<key>_bytes" beside it (exact_bytes.h).
+  if (auto sibling = exact_bytes_sibling(v)) {
+    this->key(key_ + "_bytes");
+    write_value(*sibling);
+  }
+}
+
+void JsonText::string(const std::string& s) {
+  const bool member = pending_value_;
+  item();
+  if (append_string(s) || !member || is_valid_utf8(s)) return;
+  this->key(key_ + "_bytes");
+  write_string(hex_bytes(s));
+}
+
+void JsonText::strings(const std::vector<std::string>& list) {
+  const bool member = pending_value_;
+  begin_array();
+  bool all_plain = true;
+  for (const auto& s : list) {
+    item();
+    all_plain = append_string(s) && all_plain;
+  }
+  end_array();
+  if (!member || all_plain ||
+      std::all_of(list.begin(), list.end(), [](const std::string& s) { return is_valid_utf8(s); })) {
+    return;
+  }
+  this->key(key_ + "_bytes");
+  begin_array();
+  for (const auto& s : list) is_valid_utf8(s) ? literal("null") : write_string(hex_bytes(s));
+  end_array();
+}
+
+void JsonText::write_value(const nlohmann::json& v) {
+  // Scalars nlohmann writes plainly are written here (no serializer set up per value).
+  switch (v.type()) {
+    case nlohmann::json::value_t::null:
+      return literal("null");
+    case nlohmann::json::value_t::boolean:
+      return boolean(v.get<bool>());
+    case nlohmann::json::value_t::number_integer:
+      return integer(v.get<std::int64_t>());
+    case nlohmann::json::value_t::number_unsigned:
+      return integer(v.get<std::uint64_t>());
+    case nlohmann::json::value_t::string:
+      return write_string(v.get_ref<const std::string&>());
+    case nlohmann::json::value_t::object:
+    case nlohmann::json::value_t::array:
+      // Its own members' "_bytes" siblings, as inference_to_json has them: where one is due,
+      // a copy gets them (add_exact_bytes sorts them in among the members), else none is made.
+      if (needs_exact_bytes(v)) {
+        nlohmann::json copy = v;
+        add_exact_bytes(copy);
+        return write_structured(copy);
+      }
+      return write_structured(v);
+    default:
+      break;
+  }
+  item();
+  out_.append(v.dump(-1, ' ', false, kReplace));
+}
+
+// An object or array written member by member in dump(2)'s layout (members in the object's
+// own order, std::map's), no siblings added. Iterative: a deep value cannot exhaust the stack.
+void JsonText::write_structured(const nlohmann::json& root) {
+  struct Level {
+    const nlohmann::json* node;
+    nlohmann::json::const_iterator at;
+  };
+  std::vector<Level> levels;
+  auto enter = [&](const nlohmann::json& node) {
+    open(node.is_object() ? '{' : '[');
+    levels.push_back({&node, node.cbegin()});
+  };
+  enter(root);
+  while (!levels.empty()) {
+    Level& level = levels.back();
+    if (level.at == level.node->cend()) {
+      close(level.node->is_object() ? '}' : ']');
+      levels.pop_back();
+      continue;
+    }
+    const auto at = level.at++;
+    if (level.node->is_object()) raw_key(at.key());
+    if (at->is_structured()) {
+      enter(*at);
+    } else {
+      write_value(*at);
+    }
+  }
+}
+
+// Whether a structured value holds an object with a member that gets a "_bytes" sibling.
+bool JsonText::needs_exact_bytes(const nlohmann::json& root) {
+  std::vector<const nlohmann::json*> pending{&root};
+  while (!pending.empty()) {
+    const nlohmann::json* node = pending.back();
+    pending.pop_back();
+    for (auto it = node->cbegin(); it != node->cend(); ++it) {
+      if (node->is_object() && exact_bytes_sibling(*it)) return true;
+      if (it->is_structured()) pending.push_back(&*it);
+    }
+  }
+  return false;
+}
+
+// A member's key from a document (escaped as nlohmann escapes it).
+void JsonText::raw_key(const std::string& name) {
+  item();
+  append_string(name);
+  out_.append(": ");
+  pending_value_ = true;
+}
+
+// Printable ASCII without quote or backslash is written as it is (what nlohmann writes);
+// anything else goes through nlohmann's escaping. Returns whether `s` was plain ASCII.
+bool JsonText::append_string(const std::string& s) {
+  if (!plain_ascii(s)) {
+    out_.append(nlohmann::json(s).dump(-1, ' ', false, kReplace));
+    return false;
+  }
+  out_.push_back('"');
+  out_.append(s);
+  out_.push_back('"');
+  return true;
+}
+
+void JsonText::open(char c) {
+  item();
+  out_.push_back(c);
+  ++depth_;
+  first_.push_back(true);
+}
+
+void JsonText::close(char c) {
+  --depth_;
+  if (!first_.back()) {
+    out_.push_back('\n');
+    out_.append(base_ + 2 * depth_, ' ');
+  }
+  first_.pop_back();
+  out_.push_back(c);
+}
+
+}  // namespace mlperf
