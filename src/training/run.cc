@@ -366,6 +366,10 @@ template <class E>
 void RunBuilder::on_seed(const E& e) {
   if (run_.seed_events++ >= Run::kMaxKeptSeeds) return;
   if constexpr (std::is_same_v<E, EventView>) {
+    if (auto plain = read_plain_seed_record(e.value, e.metadata, e.line)) {
+      run_.seeds.push_back(std::move(*plain));
+      return;
+    }
     nlohmann::json value = e.value.empty() ? nlohmann::json() : nlohmann::json::parse(e.value.begin(), e.value.end());
     nlohmann::json metadata =
         e.metadata.empty() ? nlohmann::json::object() : nlohmann::json::parse(e.metadata.begin(), e.metadata.end());

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "mlperf/mllog/mllog.h"
 #include "mlperf/mllog/path_text.h"
 
 namespace mlperf {
@@ -146,6 +147,34 @@ SeedRecord read_seed_record(const nlohmann::json& value, const nlohmann::json& m
   }
   r.seed = *seed;
   r.identity = fmt::format("{}\x1f{}\x1f{}", *file_key, *line_key, *seed);
+  return r;
+}
+
+std::optional<SeedRecord> read_plain_seed_record(std::string_view value_text, std::string_view metadata_text,
+                                                 std::uint64_t line) {
+  const std::string_view file = json_member(metadata_text, "file");
+  const std::string_view lineno = json_member(metadata_text, "lineno");
+  // file: "..." of printable ASCII, no backslash (its text is its value, str() and all).
+  if (file.size() < 2 || file.front() != '"' || file.back() != '"') return std::nullopt;
+  const std::string_view source = file.substr(1, file.size() - 2);
+  for (const char c : source) {
+    if (c < 0x20 || c > 0x7e || c == '\\' || c == '"') return std::nullopt;
+  }
+  // lineno: an integer nlohmann keeps as one, written as its dump() writes it.
+  if (lineno.empty() || lineno.size() > 18 || (lineno.size() > 1 && lineno.front() == '0')) return std::nullopt;
+  for (const char c : lineno) {
+    if (c < '0' || c > '9') return std::nullopt;
+  }
+  // value: int() of an integer literal is its digits, however long (python_int_text).
+  std::optional<std::string> seed = integer_literal(value_text);
+  if (!seed) return std::nullopt;
+  SeedRecord r;
+  r.line = line;
+  r.source.assign(source);
+  r.lineno.assign(lineno);
+  r.identity.reserve(source.size() + lineno.size() + seed->size() + 4);
+  r.identity.append("s").append(source).append("\x1f").append("n").append(lineno).append("\x1f").append(*seed);
+  r.seed = std::move(*seed);
   return r;
 }
 

@@ -67,6 +67,50 @@ TEST(SeedRecord, ReadsFileLinenoAndSeed) {
   EXPECT_EQ(r.problem, "");
 }
 
+// The unparsed reading (read_plain_seed_record) gives read_seed_record's record for the
+// plain form and declines everything else: each text here is one the scanner accepts.
+TEST(SeedRecord, PlainFormReadWithoutParsingEqualsTheParsedReading) {
+  struct Case {
+    std::string value, metadata;
+    bool plain;
+  };
+  const std::vector<Case> cases = {
+      {"406", R"({"file": "/workspace/llm/pretrain.py", "lineno": 601})", true},
+      {"0", R"({"lineno": 0, "file": ""})", true},
+      {"-0", R"({"file": "a", "lineno": 1})", true},
+      {"-42", R"({"file": "a", "lineno": 10})", true},
+      {"123456789012345678901234567890", R"({"file": "a b", "lineno": 123456789012345678})", true},
+      {"7", R"({"file": "x", "lineno": 2, "file": "y"})", true},  // the last "file" counts
+      {"7", R"({"file": "x", "lineno": 1234567890123456789})", false},
+      {"7", R"({"file": "x", "lineno": -1})", false},
+      {"7", R"({"file": "x", "lineno": 1.0})", false},
+      {"7", R"({"file": "x", "lineno": "1"})", false},
+      {"7", R"({"file": "x\"y", "lineno": 1})", false},
+      {"7", R"({"file": "x\\y", "lineno": 1})", false},
+      {"7", R"({"file": 3, "lineno": 1})", false},
+      {"7", R"({"lineno": 1})", false},
+      {"7", R"({"file": "x"})", false},
+      {"7", "{}", false},
+      {"7.5", R"({"file": "x", "lineno": 1})", false},
+      {"\"7\"", R"({"file": "x", "lineno": 1})", false},
+      {"true", R"({"file": "x", "lineno": 1})", false},
+      {"null", R"({"file": "x", "lineno": 1})", false},
+  };
+  for (const auto& c : cases) {
+    const std::optional<SeedRecord> plain = read_plain_seed_record(c.value, c.metadata, 9);
+    ASSERT_EQ(plain.has_value(), c.plain) << c.value << " " << c.metadata;
+    if (!plain) continue;
+    const SeedRecord parsed = record(c.value, c.metadata, 9);
+    EXPECT_EQ(plain->line, parsed.line);
+    EXPECT_EQ(plain->source, parsed.source) << c.metadata;
+    EXPECT_EQ(plain->lineno, parsed.lineno) << c.metadata;
+    EXPECT_EQ(plain->seed, parsed.seed) << c.value;
+    EXPECT_EQ(plain->identity, parsed.identity) << c.value << " " << c.metadata;
+    EXPECT_EQ(plain->problem, "");
+  }
+  EXPECT_EQ(read_plain_seed_record("406", R"({"file": "f.py", "lineno": 601})", 1)->identity, "sf.py\x1fn601\x1f" "406");
+}
+
 TEST(SeedRecord, IdentityComparesAsPythonTuples) {
   const std::string base = record("406", R"({"file": "a.py", "lineno": 601})").identity;
   EXPECT_EQ(record("406.9", R"({"file": "a.py", "lineno": 601})").identity, base);    // int(406.9) == 406

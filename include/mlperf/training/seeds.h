@@ -39,6 +39,16 @@ struct SeedRecord {
 SeedRecord read_seed_record(const nlohmann::json& value, const nlohmann::json& metadata, std::uint64_t line,
                             std::string_view value_text = {});
 
+/// read_seed_record without parsing, for the form nearly every log has: `value_text` an
+/// integer literal, `metadata_text` an object whose (last) "file" member is a string of
+/// printable ASCII without escapes and whose "lineno" is a non-negative integer literal of at
+/// most 18 digits. Gives what read_seed_record gives for the parsed texts; std::nullopt for
+/// any other form (then parse them and call read_seed_record). Both texts must come from an
+/// EventView the MLLOG scanner accepted (json_member's precondition). Never throws except
+/// std::bad_alloc.
+std::optional<SeedRecord> read_plain_seed_record(std::string_view value_text, std::string_view metadata_text,
+                                                 std::uint64_t line);
+
 /// What Python's int(x) gives for the JSON value `value`, in decimal ("-3", "4242"); nullopt
 /// when int() raises (None, a list, a dict, a non-numeric string, inf, nan). Strings follow
 /// int(str): surrounding whitespace, a sign, leading zeros and single underscores between
