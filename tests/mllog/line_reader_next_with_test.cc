@@ -110,6 +110,29 @@ TEST(LineReaderNextWith, BadNeedleThrows) {
   EXPECT_THROW(reader.next_with(std::string(65, 'a'), line), std::invalid_argument);
 }
 
+// A needle of the same length but other bytes is a new needle (next_with compares the
+// needle it is given with the last one without a call for 8 to 16 bytes).
+TEST(LineReaderNextWith, ANeedleOfTheSameLengthWithOtherBytesIsANewNeedle) {
+  for (const std::string& stem : {std::string("abcdefg"), std::string("abcdefghijklmno")}) {
+    SCOPED_TRACE(stem);
+    const std::string one = stem + "1", two = stem + "2", three = "X" + stem.substr(1) + "1";
+    const std::string text = one + " a\n" + two + " b\n" + three + " c\n" + one + " d\n" + two + " e\n";
+    LineReader reader(string_source(text), 8, 64);
+    Line line;
+    ASSERT_TRUE(reader.next_with(three, line));
+    EXPECT_EQ(line.text, three + " c");
+    ASSERT_TRUE(reader.next_with(two, line));
+    EXPECT_EQ(line.text, two + " e");
+    reader = LineReader(string_source(text), 8, 64);
+    ASSERT_TRUE(reader.next_with(two, line));
+    EXPECT_EQ(line.text, two + " b");
+    ASSERT_TRUE(reader.next_with(one, line));  // only its last byte differs from `two`
+    EXPECT_EQ(line.text, one + " d");
+    EXPECT_EQ(line.number, 4u);
+    EXPECT_FALSE(reader.next_with(three, line));
+  }
+}
+
 TEST(LineReaderNextWith, MixesWithNext) {
   std::string text = "a\n" + kToken + "1\nb\n" + kToken + "2\nc\n";
   LineReader reader(string_source(text), 8, 64);
