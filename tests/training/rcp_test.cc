@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include <bit>
+#include <cstdint>
+
 #include <gtest/gtest.h>
 
 namespace mlperf {
@@ -133,6 +136,20 @@ TEST(MinAcceptableMean, StopsWhereOneSidedPCrossesAlpha) {
   EXPECT_GT(boost::math::cdf(t, (m + 1e-3 - mean) / denom), 0.05);
   // More submission runs give a tighter bound.
   EXPECT_GT(min_acceptable_mean(mean, stdev, n_ref, 38), m);
+}
+
+// Answers are kept (min_acceptable_mean is pure): asked again it gives the same bits; asked
+// with any one argument changed, another answer.
+TEST(MinAcceptableMean, KeptAnswersAreThoseOfTheirArguments) {
+  const double first = min_acceptable_mean(2000, 80, 18, 8);
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(min_acceptable_mean(2000, 80, 18, 8)), std::bit_cast<std::uint64_t>(first));
+  EXPECT_NE(min_acceptable_mean(2001, 80, 18, 8), first);
+  EXPECT_NE(min_acceptable_mean(2000, 80, 18, 9), first);
+  EXPECT_NE(min_acceptable_mean(2000, 80, 19, 8), first);
+  EXPECT_NE(min_acceptable_mean(2000, 81, 18, 8), first);
+  // A throw is not kept: it throws again.
+  EXPECT_THROW(min_acceptable_mean(100, 5, 1, 1), std::domain_error);
+  EXPECT_THROW(min_acceptable_mean(100, 5, 1, 1), std::domain_error);
 }
 
 TEST(MinAcceptableMean, TooFewDegreesOfFreedomThrow) {
