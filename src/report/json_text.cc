@@ -43,7 +43,9 @@ bool plain_ascii(const std::string& s) {
 
 void JsonText::number(double d) {
   item();
-  // nlohmann's serializer (dump_float): null when not finite, else its Grisu2 shortest form.
+  // What nlohmann's serializer (dump_float) writes: null when not finite, else its Grisu2
+  // shortest form from nlohmann::detail::to_chars, the function dump itself calls (a test
+  // compares every number form of the reports with dump's).
   if (!std::isfinite(d)) {
     out_.append("null");
     return;

@@ -27,6 +27,7 @@ class JsonText {
  public:
   JsonText(std::string& out, std::size_t indent) : out_(out), base_(indent) {}
 
+  /// An object or array opens (a new line and indent when inside another) and closes.
   void begin_object() { open('{'); }
   void end_object() { close('}'); }
   void begin_array() { open('['); }
@@ -49,7 +50,9 @@ class JsonText {
   /// A double as nlohmann writes it: shortest round-trip digits, ".0" on integral values,
   /// null when not finite.
   void number(double d);
+  /// number(*d), or null when there is none.
   void number_or_null(const std::optional<double>& d) { d ? number(*d) : literal("null"); }
+  /// An integer of any width in decimal, as nlohmann writes integers.
   template <class Integer>
   void integer(Integer n) {
     item();
@@ -57,6 +60,7 @@ class JsonText {
     const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
     out_.append(digits, end);
   }
+  /// true or false.
   void boolean(bool b) { literal(b ? "true" : "false"); }
   /// Text written as it is (null, true, a number already formatted).
   void literal(std::string_view text) {
