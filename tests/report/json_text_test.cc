@@ -1,0 +1,128 @@
+// Tests of JsonText (report/json_text.h): what it writes member by member is the text
+// nlohmann::json::dump(2) (invalid UTF-8 replaced) writes for the same document, with the
+// exact-bytes siblings add_exact_bytes would add.
+
+#include "mlperf/report/json_text.h"
+#include "mlperf/report/exact_bytes.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace mlperf {
+namespace {
+
+std::string dumped(const nlohmann::json& document) {
+  return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Every form a double takes in nlohmann's text: integral values with ".0", shortest
+// round-trip digits, exponents both ways, signed zero, the extremes, and null for what is not
+// finite.
+TEST(JsonTextWriter, NumbersAreWrittenAsNlohmannWritesThem) {
+  const std::vector<double> numbers = {0.0,
+                                       -0.0,
+                                       1.0,
+                                       3168.0,
+                                       27.968884483726146,
+                                       0.1,
+                                       1.0 / 3.0,
+                                       1e21,
+                                       1e-7,
+                                       123456789012345678.0,
+                                       -2.5e-300,
+                                       std::numeric_limits<double>::max(),
+                                       std::numeric_limits<double>::denorm_min(),
+                                       std::numeric_limits<double>::quiet_NaN(),
+                                       std::numeric_limits<double>::infinity(),
+                                       -std::numeric_limits<double>::infinity()};
+  for (const double d : numbers) {
+    std::string text;
+    JsonText j(text, 0);
+    j.number(d);
+    EXPECT_EQ(text, nlohmann::json(d).dump()) << d;
+  }
+  std::string text;
+  JsonText j(text, 0);
+  j.begin_array();
+  j.number_or_null(std::nullopt);
+  j.number_or_null(2.5);
+  j.integer(-7);
+  j.integer(std::numeric_limits<std::uint64_t>::max());
+  j.boolean(false);
+  j.end_array();
+  EXPECT_EQ(text, dumped(nlohmann::json::array({nullptr, 2.5, -7, std::numeric_limits<std::uint64_t>::max(), false})));
+}
+
+// Nesting, empty containers, escapes and the indent for text placed inside another document.
+TEST(JsonTextWriter, LayoutIsDumpTwoAtAnyIndent) {
+  for (const std::size_t indent : {0u, 4u}) {
+    std::string text;
+    JsonText j(text, indent);
+    j.begin_object();
+    j.key("a");
+    j.begin_array();
+    j.string("x\"y\\z\n\t\x01");
+    j.begin_object();
+    j.end_object();
+    j.begin_array();
+    j.end_array();
+    j.string_or_null("");
+    j.end_array();
+    j.key("b");
+    j.begin_object();
+    j.key("c");
+    j.string("caf\xc3\xa9");
+    j.end_object();
+    j.key("d");
+    j.strings({});
+    j.end_object();
+    const nlohmann::json document = {
+        {"a", nlohmann::json::array({"x\"y\\z\n\t\x01", nlohmann::json::object(), nlohmann::json::array(), nullptr})},
+        {"b", {{"c", "caf\xc3\xa9"}}},
+        {"d", nlohmann::json::array()}};
+    std::string want;
+    for (const char c : dumped(document)) want += c == '\n' ? "\n" + std::string(indent, ' ') : std::string(1, c);
+    EXPECT_EQ(text, want) << indent;
+  }
+}
+
+// Strings and lists of strings that are not UTF-8: replaced in place, their exact bytes in a
+// "<key>_bytes" sibling right after them, as add_exact_bytes sorts it; none where all is UTF-8.
+// value() of a structured document adds the siblings of its own members.
+TEST(JsonTextWriter, NamesThatAreNotUtf8GetTheirExactBytesBeside) {
+  std::string text;
+  JsonText j(text, 0);
+  j.begin_object();
+  j.key("file");
+  j.string("/d\xff/r.txt");
+  j.key("files");
+  j.strings({"ok", "b\xfe"});
+  j.key("good");
+  j.strings({"a", "b"});
+  j.key("tree");
+  j.value(nlohmann::json{{"k", "v\xff"}, {"n", 1}});
+  j.end_object();
+  nlohmann::json document = {{"file", "/d\xff/r.txt"},
+                             {"files", {"ok", "b\xfe"}},
+                             {"good", {"a", "b"}},
+                             {"tree", {{"k", "v\xff"}, {"n", 1}}}};
+  add_exact_bytes(document);
+  EXPECT_EQ(text, dumped(document));
+  EXPECT_NE(text.find("\"file_bytes\": \"2f64ff2f722e747874\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"k_bytes\": \"76ff\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("good_bytes"), std::string::npos);
+  // An array element is no member: no sibling.
+  std::string list;
+  JsonText l(list, 0);
+  l.begin_array();
+  l.string("\xff");
+  l.end_array();
+  EXPECT_EQ(list, dumped(nlohmann::json::array({"\xff"})));
+}
+
+}  // namespace
+}  // namespace mlperf
