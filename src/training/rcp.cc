@@ -13,12 +13,9 @@
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
-#include <bit>
-#include <map>
-#include <mutex>
-#include <tuple>
 #include <boost/math/distributions/students_t.hpp>
 #include <nlohmann/json.hpp>
 
@@ -181,37 +178,7 @@ void evaluate(const RcpRecord& record, const RcpSubmission& sub, RcpVerdict& v) 
   }
 }
 
-}  // namespace
-
-namespace {
-
 // min_acceptable_mean's bisection, without the memo.
-double min_acceptable_mean_uncached(double mean, double stdev, int n_ref, int n_sub);
-
-}  // namespace
-
-double min_acceptable_mean(double mean, double stdev, int n_ref, int n_sub) {
-  // A pure function of its arguments: each bisection evaluates the t distribution's CDF some
-  // 40 times in long double, and a round's directories of one benchmark and batch size ask
-  // for the same interpolated record again. The answers are kept, keyed by the arguments'
-  // bits (a few hundred at most: one per RCP record and interpolated batch size).
-  using Key = std::tuple<std::uint64_t, std::uint64_t, int, int>;
-  static std::mutex mutex;
-  static std::map<Key, double> answers;
-  constexpr std::size_t kMaxAnswers = 4096;
-  const Key key{std::bit_cast<std::uint64_t>(mean), std::bit_cast<std::uint64_t>(stdev), n_ref, n_sub};
-  {
-    std::lock_guard lock(mutex);
-    if (auto it = answers.find(key); it != answers.end()) return it->second;
-  }
-  const double answer = min_acceptable_mean_uncached(mean, stdev, n_ref, n_sub);
-  std::lock_guard lock(mutex);
-  if (answers.size() < kMaxAnswers) answers.emplace(key, answer);
-  return answer;
-}
-
-namespace {
-
 double min_acceptable_mean_uncached(double mean, double stdev, int n_ref, int n_sub) {
   if (stdev == 0) return mean;  // checked first, as the reference does
   const double df = static_cast<double>(n_ref) + static_cast<double>(n_sub) - 2.0;
@@ -248,6 +215,26 @@ double min_acceptable_mean_uncached(double mean, double stdev, int n_ref, int n_
 }
 
 }  // namespace
+
+double min_acceptable_mean(double mean, double stdev, int n_ref, int n_sub) {
+  // A pure function of its arguments: each bisection evaluates the t distribution's CDF some
+  // 40 times in long double, and a round's directories of one benchmark and batch size ask
+  // for the same interpolated record again. The answers are kept, keyed by the arguments'
+  // bits (a few hundred at most: one per RCP record and interpolated batch size).
+  using Key = std::tuple<std::uint64_t, std::uint64_t, int, int>;
+  static std::mutex mutex;
+  static std::map<Key, double> answers;
+  constexpr std::size_t kMaxAnswers = 4096;
+  const Key key{std::bit_cast<std::uint64_t>(mean), std::bit_cast<std::uint64_t>(stdev), n_ref, n_sub};
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = answers.find(key); it != answers.end()) return it->second;
+  }
+  const double answer = min_acceptable_mean_uncached(mean, stdev, n_ref, n_sub);
+  std::lock_guard lock(mutex);
+  if (answers.size() < kMaxAnswers) answers.emplace(key, answer);
+  return answer;
+}
 
 RcpRecord make_rcp_record(std::string name, std::string benchmark, long long batch_size,
                           std::vector<double> samples, int drop, int required_runs) {

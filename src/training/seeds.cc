@@ -152,8 +152,9 @@ SeedRecord read_seed_record(const nlohmann::json& value, const nlohmann::json& m
 
 std::optional<SeedRecord> read_plain_seed_record(std::string_view value_text, std::string_view metadata_text,
                                                  std::uint64_t line) {
-  const std::string_view file = json_member(metadata_text, "file");
-  const std::string_view lineno = json_member(metadata_text, "lineno");
+  const ObjectMembers metadata(metadata_text);  // one pass for both members
+  const std::string_view file = metadata.find("file");
+  const std::string_view lineno = metadata.find("lineno");
   // file: "..." of printable ASCII, no backslash (its text is its value, str() and all).
   if (file.size() < 2 || file.front() != '"' || file.back() != '"') return std::nullopt;
   const std::string_view source = file.substr(1, file.size() - 2);

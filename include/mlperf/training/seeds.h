@@ -44,7 +44,7 @@ SeedRecord read_seed_record(const nlohmann::json& value, const nlohmann::json& m
 /// printable ASCII without escapes and whose "lineno" is a non-negative integer literal of at
 /// most 18 digits. Gives what read_seed_record gives for the parsed texts; std::nullopt for
 /// any other form (then parse them and call read_seed_record). Both texts must come from an
-/// EventView the MLLOG scanner accepted (json_member's precondition). Never throws except
+/// EventView the MLLOG scanner accepted (ObjectMembers' precondition). Never throws except
 /// std::bad_alloc.
 std::optional<SeedRecord> read_plain_seed_record(std::string_view value_text, std::string_view metadata_text,
                                                  std::uint64_t line);
