@@ -81,6 +81,14 @@ ByteSource reading(std::shared_ptr<FileHandle> handle, off_t bytes) {
   if (bytes < 0 || bytes > (1 << 20)) ::posix_fadvise(handle->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
   return [handle](char* buffer, std::size_t capacity) -> std::size_t {
+    // A regular file read up to the size fstat gave at open ends there when it is still the
+    // file opened, as it was (check_unchanged): the read that would return 0 is not made (one
+    // system call a log). A file that grew meanwhile fails the check, as it would at its EOF.
+    if (handle->regular && handle->opened.st_size > 0 &&
+        handle->bytes_read == static_cast<std::uint64_t>(handle->opened.st_size)) {
+      check_unchanged(*handle);
+      return 0;
+    }
     for (;;) {
       ssize_t n = ::read(handle->fd, buffer, capacity);
       if (n > 0) handle->bytes_read += static_cast<std::uint64_t>(n);

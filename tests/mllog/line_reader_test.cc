@@ -282,6 +282,33 @@ TEST(LineReader, AFileThatChangesWhileReadIsAnErrorNamingIt) {
   EXPECT_EQ(total, 1001u + 20u);
 }
 
+// Read up to the size it had at open, a regular file ends there after the check: bytes
+// appended later are never handed out as part of it (the check fails at once).
+TEST(LineReader, AFileReadToItsSizeAtOpenEndsWithTheCheckNotAnotherRead) {
+  testing::TempDir tmp;
+  const std::filesystem::path log = tmp.path() / "result_0.txt";
+  testing::write_file(log, "0123456789\n");
+  ByteSource unchanged = file_source(log);
+  std::vector<char> buffer(64);
+  ASSERT_EQ(unchanged(buffer.data(), buffer.size()), 11u);
+  EXPECT_EQ(unchanged(buffer.data(), buffer.size()), 0u);
+  EXPECT_EQ(unchanged(buffer.data(), buffer.size()), 0u);  // and stays at its end
+
+  ByteSource grown = file_source(log);
+  ASSERT_EQ(grown(buffer.data(), buffer.size()), 11u);
+  {
+    std::ofstream(log, std::ios::app) << "appended\n";
+  }
+  try {
+    const std::size_t n = grown(buffer.data(), buffer.size());
+    FAIL() << "the appended bytes were handed out (" << n << ") instead of an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(log.string() + ": changed while it was read (its size is 20 bytes, 11 were read)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(LineReader, AFileReplacedUnderItsNameWhileReadIsAnError) {
   testing::TempDir tmp;
   const std::filesystem::path log = tmp.path() / "result_0.txt";
