@@ -1,4 +1,5 @@
 #include "mlperf/mllog/line_reader.h"
+#include "mlperf/mllog/folder_cache.h"
 #include "mlperf/mllog/thread_cache.h"
 
 #include <fcntl.h>
@@ -37,6 +38,7 @@ namespace {
 struct FileHandle {
   int fd = -1;
   std::string path;
+  FileLocation location;  // how it was opened: relative to its folder, or by its path
   // A regular file: what fstat said at open, and the bytes read since, to tell at EOF
   // whether the file changed while it was read.
   bool regular = false;
@@ -62,7 +64,8 @@ void check_unchanged(const FileHandle& h) {
     what = "it was modified";
   } else {
     struct stat at_path {};
-    if (::stat(h.path.c_str(), &at_path) == 0 && (at_path.st_ino != now.st_ino || at_path.st_dev != now.st_dev)) {
+    if (::fstatat(h.location.dirfd(), h.location.name.c_str(), &at_path, 0) == 0 &&
+        (at_path.st_ino != now.st_ino || at_path.st_dev != now.st_dev)) {
       what = "another file took its name";
     }
   }
@@ -100,19 +103,21 @@ ByteSource reading(std::shared_ptr<FileHandle> handle, off_t bytes) {
   };
 }
 
-// Opens `path` for reading; O_NONBLOCK so that opening a FIFO without a writer returns at
-// once instead of blocking forever. fd stays -1 on failure, errno set.
-std::shared_ptr<FileHandle> open_for_reading(const std::filesystem::path& path) {
+// Opens `path` for reading (relative to its folder when `folders` holds it); O_NONBLOCK so
+// that opening a FIFO without a writer returns at once instead of blocking forever. fd stays
+// -1 on failure, errno set.
+std::shared_ptr<FileHandle> open_for_reading(const std::filesystem::path& path, FolderCache* folders) {
   auto handle = std::make_shared<FileHandle>();
   handle->path = path.string();
-  handle->fd = ::open(handle->path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  handle->location = folders ? folders->locate(path) : FileLocation{nullptr, handle->path};
+  handle->fd = ::openat(handle->location.dirfd(), handle->location.name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   return handle;
 }
 
 }  // namespace
 
-ByteSource file_source(const std::filesystem::path& path) {
-  auto handle = open_for_reading(path);
+ByteSource file_source(const std::filesystem::path& path, FolderCache* folders) {
+  auto handle = open_for_reading(path, folders);
   if (handle->fd < 0) {
     throw std::runtime_error(fmt::format("{}: cannot open: {}", handle->path, std::strerror(errno)));
   }
@@ -131,7 +136,7 @@ ByteSource file_source(const std::filesystem::path& path) {
 }
 
 std::optional<ByteSource> regular_file_source(const std::filesystem::path& path) {
-  auto handle = open_for_reading(path);
+  auto handle = open_for_reading(path, nullptr);
   if (handle->fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
     throw std::runtime_error(fmt::format("{}: cannot open: {}", handle->path, std::strerror(errno)));

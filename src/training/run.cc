@@ -572,10 +572,11 @@ std::string_view mllog_payload(std::string_view text) {
 
 }  // namespace
 
-ResultFileStat stat_result_file(const std::filesystem::path& path) {
+ResultFileStat stat_result_file(const std::filesystem::path& path, FolderCache* folders) {
   ResultFileStat out;
   struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) return out;
+  const FileLocation at = folders ? folders->locate(path) : FileLocation{nullptr, path.native()};
+  if (::fstatat(at.dirfd(), at.name.c_str(), &info, 0) != 0) return out;
   out.known = true;
   out.regular = S_ISREG(info.st_mode);
   out.directory = S_ISDIR(info.st_mode);
@@ -584,13 +585,13 @@ ResultFileStat stat_result_file(const std::filesystem::path& path) {
 }
 
 Run read_run(const std::filesystem::path& path, const ResultFileStat& before_open, const std::string& benchmark_hint,
-             const Facts& facts, const RunOptions& options) {
+             const Facts& facts, const RunOptions& options, FolderCache* folders) {
   // A FIFO, socket or device named result_N.txt is no log (and opening a FIFO blocks).
   if (before_open.known && !before_open.regular) {
     throw std::runtime_error(fmt::format("{}: cannot open: {}", path.string(),
                                          before_open.directory ? std::strerror(EISDIR) : "not a regular file"));
   }
-  LineReader reader(file_source(path));
+  LineReader reader(file_source(path, folders));
   return read_run(reader, path.string(), benchmark_hint, facts, options);
 }
 

@@ -14,7 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "mlperf/training/olympic.h"
+#include "mlperf/mllog/folder_cache.h"
 #include "mlperf/mllog/parallel.h"
+#include "mlperf/mllog/thread_cache.h"
 
 namespace mlperf {
 
@@ -687,6 +689,11 @@ std::vector<DirectoryResult> score_training_directories(const std::vector<Benchm
     ResultFileStat stat;  // its size orders the jobs; its type spares read_run a second stat
   };
   std::vector<FileJob> jobs;
+  // Each thread holds the folders it reads in open (FolderCache): a log is stat'ed, opened
+  // and checked at its end relative to its folder, one path look-up a folder instead of
+  // three a log. The calling thread lets its folders go when the pass ends; the others end.
+  const FolderCachePass pass;
+  FolderCache& stat_folders = ThreadCache<FolderCache>::get();
   for (std::size_t d = 0; d < dirs.size(); ++d) {
     // The ruleset as score_directory chooses it (a mismatch only means reading again there).
     Ruleset ruleset = ruleset_of(dirs[d], data, options);
@@ -695,7 +702,7 @@ std::vector<DirectoryResult> score_training_directories(const std::vector<Benchm
     ahead[d].read.resize(dirs[d].result_files.size(), 0);
     ahead[d].errors.resize(dirs[d].result_files.size());
     for (std::size_t f = 0; f < dirs[d].result_files.size(); ++f) {
-      jobs.push_back({d, f, stat_result_file(dirs[d].result_files[f])});
+      jobs.push_back({d, f, stat_result_file(dirs[d].result_files[f], &stat_folders)});
     }
   }
   std::stable_sort(jobs.begin(), jobs.end(), [](const FileJob& a, const FileJob& b) { return a.stat.bytes > b.stat.bytes; });
@@ -704,7 +711,8 @@ std::vector<DirectoryResult> score_training_directories(const std::vector<Benchm
     const BenchmarkDir& dir = dirs[job.dir];
     ReadAhead& slot = ahead[job.dir];
     try {
-      slot.runs[job.file] = read_run(dir.result_files[job.file], job.stat, dir.benchmark_name, data.facts(), slot.options);
+      slot.runs[job.file] = read_run(dir.result_files[job.file], job.stat, dir.benchmark_name, data.facts(), slot.options,
+                                     &ThreadCache<FolderCache>::get());
       slot.read[job.file] = 1;
     } catch (const std::bad_alloc&) {
       throw;  // out of memory is never a finding: main.cc says so, exit 2

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "mlperf/mllog/folder_cache.h"
+
 namespace mlperf {
 
 /// A byte source: fills `buffer` with up to `capacity` bytes and returns how many were
@@ -26,8 +28,10 @@ ByteSource string_source(std::string text, std::size_t chunk = SIZE_MAX);
 /// file when it cannot be opened (missing, permission denied, a directory), and, for a regular
 /// file, at its end when it changed while it was read: its size is not the bytes read, its
 /// size or mtime differ from those at open, or another file took its name (a log rewritten in
-/// place during the read would otherwise give a run made of two versions).
-ByteSource file_source(const std::filesystem::path& path);
+/// place during the read would otherwise give a run made of two versions). With `folders`,
+/// the file is opened and checked relative to its folder, held open there (FolderCache:
+/// one path look-up a folder for a pass over many files); errors are the same.
+ByteSource file_source(const std::filesystem::path& path, FolderCache* folders = nullptr);
 
 /// As file_source, for a file that may be absent: nullopt when `path` does not exist (ENOENT,
 /// ENOTDIR) or is not a regular file once opened (symbolic links followed), where asking

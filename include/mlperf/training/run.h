@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mlperf/compliance/rules.h"
+#include "mlperf/mllog/folder_cache.h"
 #include "mlperf/training/facts.h"
 #include "mlperf/training/seeds.h"
 #include "mlperf/mllog/mllog.h"
@@ -275,14 +276,16 @@ struct ResultFileStat {
   std::uint64_t bytes = 0;   ///< size in bytes of a regular file, else 0
 };
 
-/// One stat(2) of `path`; never throws.
-ResultFileStat stat_result_file(const std::filesystem::path& path);
+/// One stat(2) of `path` (relative to its folder when `folders` holds it, see FolderCache);
+/// never throws other than std::bad_alloc.
+ResultFileStat stat_result_file(const std::filesystem::path& path, FolderCache* folders = nullptr);
 
 /// read_run(path, …) for a file stat_result_file has just looked at: a caller that needs the
 /// size first (to read the biggest files first) asks the file system once, not twice. Throws
 /// as read_run(path, …); a FIFO, socket or device (`before_open` not regular) is never opened.
+/// With `folders`, the file is opened relative to its folder held there (file_source).
 Run read_run(const std::filesystem::path& path, const ResultFileStat& before_open, const std::string& benchmark_hint,
-             const Facts& facts, const RunOptions& options);
+             const Facts& facts, const RunOptions& options, FolderCache* folders = nullptr);
 
 /// read_run on lines from any source (a string, a pipe): `name` is the file name its errors
 /// carry. The same path, fast scan and fallback, as for a file; the fuzzer feeds it.
