@@ -384,6 +384,20 @@ inline bool same_needle(std::string_view a, const std::string& b) {
 
 }  // namespace
 
+const char* LineReader::needle_at_line_prefix(const char* line, const char* end, std::size_t at) const {
+  constexpr std::size_t kLongestPrefix = 32;
+  const std::size_t n = needle_.size();
+  if (at > kLongestPrefix || static_cast<std::size_t>(end - line) < at + n) return nullptr;
+  if (!bytes_equal(line + at, needle_.data(), n)) return nullptr;
+  // The first occurrence in the line: no newline before it, and no occurrence starting
+  // earlier (one may overlap the prefix and the needle found).
+  for (std::size_t k = 0; k < at; ++k) {
+    if (line[k] == '\n') return nullptr;
+    if (line[k] == needle_[0] && bytes_equal(line + k, needle_.data(), n)) return nullptr;
+  }
+  return line + at;
+}
+
 bool LineReader::next_with(std::string_view needle, Line& line) {
   if (needle_.empty() || !same_needle(needle, needle_)) {
     if (needle.empty() || needle.size() > 64 || needle.find('\n') != std::string_view::npos) {
@@ -408,7 +422,9 @@ bool LineReader::next_with(std::string_view needle, Line& line) {
     const char* from = base + begin_;
     const char* end = base + end_;
     std::uint64_t newlines = 0;
-    const char* hit = find_counting_newlines(from, end, needle_, needle_rare_, newlines);
+    // `from` starts a line: where the last line held the needle, this one usually does too.
+    const char* hit = needle_at_line_prefix(from, end, last_needle_at_);
+    if (hit == nullptr) hit = find_counting_newlines(from, end, needle_, needle_rare_, newlines);
     if (hit == nullptr) {
       // Every whole line searched lacks the needle; keep the partial last line.
       if (newlines > 0) {
@@ -463,6 +479,7 @@ bool LineReader::next_with(std::string_view needle, Line& line) {
     if (len > 0 && start[len - 1] == '\r') --len;
     bool truncated = len > max_line_bytes_;
     if (truncated && !head_holds_needle) continue;
+    last_needle_at_ = at;
     line = Line{std::string_view(start, truncated ? max_line_bytes_ : len), line_number_, truncated, at};
     return true;
   }

@@ -181,6 +181,57 @@ TEST(LineReaderNextWith, EqualsFilteredNextOnRandomLogs) {
   }
 }
 
+// next_with tries the next line at the offset where the last one held the needle: a line
+// with the needle there but also earlier, one with a newline before that offset, and one
+// whose needle moved still come out as filtered next gives them.
+TEST(LineReaderNextWith, TheLastLinesOffsetIsOnlyAGuess) {
+  const std::string text = "xx" + kToken + "{}\n" +         // at 2
+                           "x\n" + kToken + "{}\n" +        // the token 2 bytes on, after a newline
+                           kToken + kToken + "{}\n" +       // at 0 (and at 9)
+                           "0: " + kToken + "{}\n" +         // at 3
+                           "0: " + kToken + "{}\n" +         // at 3 again
+                           ":" + kToken + "{}\n" +           // at 1: ':' then the token
+                           "0::" + kToken + "{}\n";          // at 3, with ':' in the prefix
+  for (std::size_t chunk : {std::size_t{1}, std::size_t{5}, SIZE_MAX}) {
+    for (std::size_t block : {std::size_t{8}, std::size_t{64}, std::size_t{1} << 20}) {
+      Shape s{chunk, block, 1 << 20};
+      SCOPED_TRACE(::testing::Message() << "chunk " << chunk << " block " << block);
+      const std::vector<Got> got = with_needle(text, kToken, s);
+      ASSERT_EQ(got, filtered_next(text, kToken, s));
+      std::vector<std::size_t> at;
+      for (const Got& g : got) at.push_back(g.needle_at);
+      EXPECT_EQ(at, (std::vector<std::size_t>{2, 0, 0, 3, 3, 1, 3}));
+      EXPECT_EQ(got[1].number, 3u);
+    }
+  }
+  // A needle that overlaps itself: "aa" found at 1 in "xaa", then at 0 in "aaa" (also at 1).
+  const std::string overlapping = "xaa\naaa\nbaa\n";
+  const std::vector<Got> got = with_needle(overlapping, "aa", {SIZE_MAX, 64, 64});
+  ASSERT_EQ(got, filtered_next(overlapping, "aa", {SIZE_MAX, 64, 64}));
+  EXPECT_EQ(got[1].needle_at, 0u);
+}
+
+// Lines of a few prefixes in random order (so the offset guessed is often right and often
+// wrong), random blocks and reads: next_with equals filtered next.
+TEST(LineReaderNextWith, EqualsFilteredNextWhenPrefixesRepeatAndChange) {
+  std::mt19937 rng(20261126);
+  const std::vector<std::string> prefixes = {"", "0: ", " 0: ", "[1,0]<stdout>:", ":", "::", ":::", ":::MLLOG",
+                                             std::string(31, 'p'), std::string(33, 'q'), "x\n"};
+  for (int round = 0; round < 200; ++round) {
+    std::string text;
+    const int lines = 1 + static_cast<int>(rng() % 60);
+    for (int k = 0; k < lines; ++k) {
+      text += prefixes[rng() % prefixes.size()];
+      if (rng() % 6 != 0) text += kToken;
+      text += "{\"k\": " + std::to_string(rng() % 1000) + "}" + (rng() % 9 == 0 ? "\r\n" : "\n");
+    }
+    Shape s{1 + rng() % 97, 1 + rng() % 200, 8 + rng() % 150};
+    if (round % 4 == 0) s.chunk = SIZE_MAX;
+    SCOPED_TRACE(::testing::Message() << "round " << round);
+    ASSERT_EQ(with_needle(text, kToken, s), filtered_next(text, kToken, s));
+  }
+}
+
 TEST(LineReaderNextWith, FileSourceWithLargeBlocks) {
   // Many lines across the default 1 MiB blocks: numbers stay right across refills.
   std::string text;

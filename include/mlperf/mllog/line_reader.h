@@ -82,6 +82,9 @@ class LineReader {
   std::size_t max_line_bytes() const { return max_line_bytes_; }
 
  private:
+  // The needle `at` bytes into the line starting at `line`, when it is that line's first
+  // occurrence (no newline and no earlier occurrence before it); else nullptr. `at` up to 32.
+  const char* needle_at_line_prefix(const char* line, const char* end, std::size_t at) const;
   bool fill();  // read more bytes into the buffer; false at end of input
   void skip_rest_of_line();  // drop bytes up to and including the next newline
   Line take_last_line(std::size_t needle_at);  // the rest of the buffer: the last line, no newline
@@ -105,6 +108,9 @@ class LineReader {
   std::vector<char> truncated_line_;  // head of the last over-long line
   std::string needle_;                // the needle of next_with, and where its rarest
   std::size_t needle_rare_[2] = {};   // two bytes are (searched for first)
+  // Where the needle was in the last line next_with gave (npos: none yet): the lines of a
+  // log repeat their prefix ("0: ", "[1,0]<stdout>:"), so the next one is tried there first.
+  std::size_t last_needle_at_ = std::string_view::npos;
 };
 
 }  // namespace mlperf
