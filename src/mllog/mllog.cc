@@ -1116,13 +1116,12 @@ void for_each_validated_member(std::string_view object, const Visit& visit) {
 
 ObjectMembers::ObjectMembers(std::string_view object) : object_(object) {
   for_each_validated_member(object, [&](std::string_view member, std::string_view value) {
-    if (count_ == kKept) {
-      overflow_ = true;
+    if (count_ == kKept || member.size() > UINT32_MAX || value.size() > UINT32_MAX) {
+      overflow_ = true;  // find asks json_member
       return false;
     }
-    names_[count_] = member;
-    values_[count_] = value;
-    ++count_;
+    members_[count_++] = {member.data(), value.data(), static_cast<std::uint32_t>(member.size()),
+                          static_cast<std::uint32_t>(value.size())};
     return true;
   });
 }
@@ -1130,7 +1129,10 @@ ObjectMembers::ObjectMembers(std::string_view object) : object_(object) {
 std::string_view ObjectMembers::find(std::string_view name) const {
   if (overflow_) return json_member(object_, name);
   for (std::size_t i = count_; i-- > 0;) {
-    if (names_[i] == name) return values_[i];
+    const Member& m = members_[i];
+    if (m.name_size == name.size() && std::memcmp(m.name, name.data(), name.size()) == 0) {
+      return std::string_view(m.value, m.value_size);
+    }
   }
   return {};
 }

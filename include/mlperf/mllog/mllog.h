@@ -174,9 +174,16 @@ class ObjectMembers {
   std::string_view find(std::string_view name) const;
 
  private:
+  // A member's name and value texts. Left uninitialized beyond count_: an object is made
+  // per line read (eval lines, ruled lines), and zeroing the table cost more than the scan.
+  struct Member {
+    const char* name;
+    const char* value;
+    std::uint32_t name_size;
+    std::uint32_t value_size;
+  };
   std::string_view object_;
-  std::string_view names_[kKept];
-  std::string_view values_[kKept];
+  Member members_[kKept];
   std::size_t count_ = 0;
   bool overflow_ = false;  // more than kKept members: find asks json_member
 };
