@@ -671,7 +671,7 @@ bool fields_to_view(const Fields& f, EventView& view) {
   if (!starts_number(f.time) || !is_string(f.key) || f.key_escaped) return false;
   if ((is_string(f.type) && f.type_escaped) || (is_string(f.name_space) && f.name_space_escaped)) return false;
   view.key = f.key.substr(1, f.key.size() - 2);
-  view.time_ms = time_value(f.time, f.time_integer);
+  view.time_ms.set_text(f.time, f.time_integer);
   view.event_type = is_string(f.type) ? f.type.substr(1, f.type.size() - 2) : std::string_view();
   view.name_space = is_string(f.name_space) ? f.name_space.substr(1, f.name_space.size() - 2) : std::string_view();
   view.value = f.value;
@@ -712,6 +712,8 @@ inline bool same_bytes(const char* a, const char* b, std::size_t n) {
 }
 
 }  // namespace
+
+double LazyTimeMs::from_text() const { return time_value(text_, integer_); }
 
 bool is_plain_json(std::string_view text) {
   Scanner s(text.data(), text.data() + text.size());
@@ -873,8 +875,7 @@ bool MllogScanner::State::match(const Shape& shape, const char* begin, const cha
     const char* b = place(marks[0]);
     return std::string_view(b, static_cast<std::size_t>(place(marks[1]) - b));
   };
-  std::string_view time = span(shape.time);
-  view.time_ms = time_value(time, time_integer);
+  view.time_ms.set_text(span(shape.time), time_integer);
   // Between the quotes (no bounds check: a shape's strings have both).
   auto inner = [](std::string_view quoted) { return std::string_view(quoted.data() + 1, quoted.size() - 2); };
   view.key = inner(span(shape.key));

@@ -144,9 +144,9 @@ void check_quality_target(const Run& run, const DirectoryResult& r, const Facts&
     out.add("quality_target", Finding::kError, run.file, 0,
             fmt::format("no eval_accuracy is logged, so the quality target {} is never reached", target_text(*target)));
   } else {
-    out.add("quality_target", Finding::kError, run.file, evals->last.line,
+    out.add("quality_target", Finding::kError, run.file, evals->last_line,
             fmt::format("no eval_accuracy meets the quality target {} ({} logged, the last at line {})",
-                        target_text(*target), evals->count, evals->last.line));
+                        target_text(*target), evals->count, evals->last_line));
   }
 }
 
@@ -172,7 +172,7 @@ void check_agreement(const DirectoryResult& r, const char* key, bool last_line,
     auto v = value_of(run);
     if (!v || *v == majority->first) continue;
     const Run::KeyCensus* c = census_of(run, key);
-    std::uint64_t line = c ? (last_line ? c->last.line : c->first.line) : 0;
+    std::uint64_t line = c ? (last_line ? c->last_line : c->first.line) : 0;
     out.add("consistency", Finding::kError, run.file, line,
             fmt::format("{} is {} here but {} in {} of {} runs", key, text(*v), text(majority->first),
                         majority->second, with_value));

@@ -290,7 +290,7 @@ void RunBuilder::add_event(const E& e) {
   }
   KeyCensus& entry = *known.entry;
   if (entry.count++ == 0) entry.first = EventMark{e.time_ms, e.line};
-  entry.last = EventMark{e.time_ms, e.line};
+  entry.last_line = e.line;
   switch (known.role) {
     case KeyRole::kOther:
       break;

@@ -204,6 +204,29 @@ TEST(MllogScanner, TimesOfEveryLengthAreReadToTheBit) {
   EXPECT_GT(scanner.shape_matches(), digits.size());
 }
 
+// EventView::time_ms keeps the digits until read: a plain double assigned reads back as
+// itself; digits read as the full parser reads them, each time they are read; a copy reads
+// the same while the line lives.
+TEST(LazyTimeMs, ReadsAsTheDoubleAssignedOrTheDigitsGiven) {
+  LazyTimeMs assigned = 1760028253484.5;
+  EXPECT_EQ(static_cast<double>(assigned), 1760028253484.5);
+  EXPECT_EQ(static_cast<double>(LazyTimeMs()), 0.0);
+  const std::string digits = "1728681266309";
+  LazyTimeMs lazy;
+  lazy.set_text(digits, true);
+  EXPECT_EQ(static_cast<double>(lazy), 1728681266309.0);
+  const LazyTimeMs copy = lazy;
+  EXPECT_EQ(static_cast<double>(copy), 1728681266309.0);
+  const std::string fraction = "1728681266309.25";
+  lazy.set_text(fraction, false);
+  EXPECT_EQ(static_cast<double>(lazy), 1728681266309.25);
+  const std::string exponent = "1.5e3";
+  lazy.set_text(exponent, false);
+  EXPECT_EQ(static_cast<double>(lazy), 1500.0);
+  lazy = 7.0;  // a double assigned replaces the digits
+  EXPECT_EQ(static_cast<double>(lazy), 7.0);
+}
+
 TEST(MllogScanner, ABadNumberInAKnownShapeIsNotAccepted) {
   auto with_step = [](const std::string& step) {
     return R"(:::MLLOG {"namespace": "", "time_ms": 1728681266309, "event_type": "POINT_IN_TIME", "key": "tracked_stats", "value": {"throughput": 1}, "metadata": {"file": "f.py", "lineno": 81, "step": )" +

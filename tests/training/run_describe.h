@@ -38,8 +38,7 @@ inline std::string describe(const Run& r) {
                    r.quality_target_reached, r.converged, hex(r.samples_to_converge),
                    r.last_throughput ? hex(*r.last_throughput) : "-");
   for (const auto& [key, c] : r.key_census) {
-    s += fmt::format("census {} {} {}@{} {}@{}\n", key, c.count, hex(c.first.time_ms), c.first.line,
-                     hex(c.last.time_ms), c.last.line);
+    s += fmt::format("census {} {} {}@{} last@{}\n", key, c.count, hex(c.first.time_ms), c.first.line, c.last_line);
   }
   s += fmt::format("mllog_lines={} parse_errors={}\n", r.mllog_lines, r.parse_error_count);
   for (const auto& e : r.parse_errors) s += fmt::format("error {}:{}: {}\n", e.file, e.line, e.message);

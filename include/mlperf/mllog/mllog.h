@@ -57,8 +57,32 @@ LineKind parse_mllog_line(std::string_view line, Event& event, std::string& erro
 /// `metadata` left as their JSON text (views into the scanned line, valid while it is).
 /// Reading a field with json_member / json_number gives what the same field of the Event
 /// from parse_mllog_line holds.
+/// EventView::time_ms: milliseconds since the epoch, kept as the digits the scanner found
+/// and turned into the double (to the bit what the full parser gives) only when read; most
+/// lines' time is never read (a key's count and last line are all a census keeps of most).
+/// Converts to double implicitly; a double can be assigned. The digits are a view into the
+/// scanned line, valid while it is (as the view's other fields).
+class LazyTimeMs {
+ public:
+  LazyTimeMs() = default;
+  LazyTimeMs(double ms) : value_(ms) {}  // NOLINT: a plain time_ms
+  /// The JSON number `text` of a scanned line; `integer` when it is digits only (no '.',
+  /// exponent or sign but a minus).
+  void set_text(std::string_view text, bool integer) {
+    text_ = text;
+    integer_ = integer;
+  }
+  operator double() const { return text_.data() ? from_text() : value_; }  // NOLINT: reads as time_ms
+
+ private:
+  double from_text() const;
+  std::string_view text_;  // empty data(): value_ holds the time
+  bool integer_ = false;
+  double value_ = 0;
+};
+
 struct EventView {
-  double time_ms = 0;             ///< milliseconds since the epoch, as Event::time_ms
+  LazyTimeMs time_ms;             ///< milliseconds since the epoch, as Event::time_ms
   std::string_view key;           ///< the key (never holds an escape sequence)
   std::string_view event_type;    ///< "" when absent or not a string (no escapes)
   std::string_view name_space;    ///< "" when absent or not a string (no escapes)

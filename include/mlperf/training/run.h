@@ -49,11 +49,13 @@ struct EventMark {
   std::uint64_t line = 0;
 };
 
-/// How often one MLLOG key is logged in a run, and where first and last.
+/// How often one MLLOG key is logged in a run, where first (time and line) and on which
+/// line last (the time of a key's last line is never read; not reading it spares converting
+/// the time of most lines).
 struct KeyCensus {
   int count = 0;
   EventMark first;
-  EventMark last;
+  std::uint64_t last_line = 0;
 };
 
 /// Run::key_census: keys and their KeyCensus, sorted by key, in one flat block (a std::map
