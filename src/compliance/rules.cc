@@ -5,6 +5,7 @@
 #include <new>
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <deque>
 #include <fstream>
 #include <functional>
@@ -17,6 +18,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "mlperf/mllog/mllog.h"
+#include "mlperf/mllog/thread_cache.h"
 
 namespace mlperf::compliance {
 
@@ -348,6 +350,8 @@ void RuleKeys::insert(const std::string& key, int id) {
   if (key.empty()) return;
   keys_.emplace(key, id);
   maybe_[slot(key)] = true;
+  static std::atomic<std::uint64_t> generations{0};
+  generation_ = generations.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
 void RuleKeys::insert(const RuleKeys& other) {
@@ -1109,6 +1113,32 @@ namespace {
 constexpr std::string_view kMissingField = "MLLOG line without {}; the official parser stops here and rejects the log";
 }
 
+namespace {
+
+// RuleKeys::id of a scanner shape's key, kept per thread from log to log under the rule
+// keys' generation (shape numbers are unique in the process): a log's lines of a known shape
+// skip the hash look-up, and so do the next logs' (a round's logs share their shapes).
+// Direct-mapped by the shape's low bits.
+struct KeyIdMemo {
+  struct Slot {
+    std::uint64_t shape = 0;
+    std::uint64_t generation = 0;
+    int id = -1;
+  };
+  std::array<Slot, 1024> slots{};
+};
+
+}  // namespace
+
+int LogReader::key_id_of(const EventView& view) const {
+  if (view.shape == 0) return keys_->id(view.key);
+  KeyIdMemo::Slot& slot = ThreadCache<KeyIdMemo>::get().slots[view.shape & 1023];
+  if (slot.shape != view.shape || slot.generation != keys_->generation()) {
+    slot = {view.shape, keys_->generation(), keys_->id(view.key)};
+  }
+  return slot.id;
+}
+
 void LogReader::add_event(const EventView& view, std::string_view line_text, std::size_t token_at) {
   ++events_;
   if (view.value.empty() || view.metadata.empty()) {
@@ -1118,7 +1148,7 @@ void LogReader::add_event(const EventView& view, std::string_view line_text, std
     return;
   }
   const int* known = key_ids_.find(view.shape);
-  const int key_id = known ? *known : keys_->id(view.key);
+  const int key_id = known ? *known : key_id_of(view);
   if (!known) key_ids_.keep(view.shape, key_id);
   if (key_id < 0 || stopped_) return;  // after a stop only parse errors are still reported
   // v is converted only when a config's code needs it (LineText).

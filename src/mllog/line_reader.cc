@@ -384,7 +384,7 @@ inline bool same_needle(std::string_view a, const std::string& b) {
 
 }  // namespace
 
-const char* LineReader::needle_at_line_prefix(const char* line, const char* end, std::size_t at) const {
+inline const char* LineReader::needle_at_line_prefix(const char* line, const char* end, std::size_t at) const {
   constexpr std::size_t kLongestPrefix = 32;
   const std::size_t n = needle_.size();
   if (at > kLongestPrefix || static_cast<std::size_t>(end - line) < at + n) return nullptr;

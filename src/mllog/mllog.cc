@@ -1,6 +1,7 @@
 #include "mlperf/mllog/mllog.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <charconv>
 #include <cstdlib>
@@ -766,7 +767,7 @@ struct Shape {
   Span time, key, type, name_space, value, metadata;
   bool type_is_string = false, name_space_is_string = false, has_value = false, metadata_is_object = false;
   Index next = kNone;      // the shape of the line that followed last time
-  std::uint64_t id = 0;    // EventView::shape: never reused by its scanner
+  std::uint64_t id = 0;    // EventView::shape: never reused in the process
 };
 
 }  // namespace
@@ -802,7 +803,6 @@ struct MllogScanner::State {
   std::uint64_t misses = 0;
   std::uint64_t skipped = 0;
   std::uint64_t total_matches = 0;  // never reset
-  std::uint64_t shapes_made = 0;    // the last Shape::id given
 
   Shape::Mark mark(const char* payload, const char* at) const {
     Shape::Mark m;
@@ -831,6 +831,7 @@ struct MllogScanner::State {
     last = index;
   }
   void remember(const Fields& f, const char* begin, const char* end, std::string_view key);
+  static std::uint64_t next_shape_id();
 };
 
 namespace {
@@ -902,6 +903,14 @@ MllogScanner& MllogScanner::operator=(MllogScanner&&) noexcept = default;
 
 std::uint64_t MllogScanner::shape_matches() const { return state_->total_matches; }
 
+// Shape ids are unique in the process, not only per scanner: a reader may keep what it
+// worked out for a shape from one log to the next on its thread (the compliance reader's
+// rule-key ids) whatever scanner the views came from. A round makes some 1,300.
+std::uint64_t MllogScanner::State::next_shape_id() {
+  static std::atomic<std::uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 ScanKind MllogScanner::scan(std::string_view line, EventView& view, std::size_t token_at) {
   State& st = *state_;
   if (token_at == std::string_view::npos) {
@@ -954,7 +963,7 @@ ScanKind MllogScanner::scan(std::string_view line, EventView& view, std::size_t 
 }
 
 void MllogScanner::State::remember(const Fields& f, const char* begin, const char* end, std::string_view key) {
-  if (shapes.size() == kMaxShapes) {  // full: start over (ids stay unique: shapes_made goes on)
+  if (shapes.size() == kMaxShapes) {  // full: start over (ids stay unique: new ones are taken)
     shapes.clear();
     by_key.clear();
     last = Shape::kNone;
@@ -964,7 +973,7 @@ void MllogScanner::State::remember(const Fields& f, const char* begin, const cha
   std::vector<Index>& list = by_key[std::string(key)];
   if (list.size() == kListedPerKey) list.erase(list.begin());
   list.push_back(index);
-  shape.id = ++shapes_made;
+  shape.id = next_shape_id();
   const char* at = begin;
   shape.time_number = static_cast<std::uint32_t>(-1);
   for (std::size_t i = 0; i < numbers.size(); ++i) {

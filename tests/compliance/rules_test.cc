@@ -76,6 +76,48 @@ class RulesTest : public ::testing::Test {
   RuleLibrary library;
 };
 
+// What a line's key has rules for is kept per thread for the scanner shape, from log to log:
+// logs read by one scanner under two libraries in turn (one has a rule for `step`, the other
+// none) are each judged by their own library's rules.
+TEST_F(RulesTest, KeyIdsKeptForAShapeFollowTheLibraryOfEachLog) {
+  config("common", R"(
+- KEY:
+    NAME: step
+    REQ: AT_LEAST_ONE
+    CHECK: " v['value'] < 0 "
+)");
+  const RuleLibrary ruled = RuleLibrary::load(tmp.path());
+  // Its only key takes the id `step` has in the other library: a kept id read under the
+  // wrong library would judge `step` lines by this failing check.
+  config("common", R"(
+- KEY:
+    NAME: other
+    REQ: OPTIONAL
+    CHECK: " v['value'] < 0 "
+)");
+  const RuleLibrary unruled = RuleLibrary::load(tmp.path());
+  MllogScanner scanner;
+  EventView view;
+  auto read = [&](const RuleLibrary& lib) {
+    LogReader reader(lib, rs("9.9.9"));
+    std::uint64_t line = 0;
+    for (const std::string& p : {ev("step", "1"), ev("step", "2")}) {
+      const std::string text = ":::MLLOG " + p;
+      EXPECT_EQ(scanner.scan(text, view, 0), ScanKind::kEvent);
+      view.line = ++line;
+      reader.add_event(view, text, 0);
+    }
+    return reader.finish();
+  };
+  for (int round = 0; round < 2; ++round) {
+    const LogVerdict with_rule = read(ruled);
+    EXPECT_EQ(with_rule.findings.size(), 2u) << round;  // v['value'] < 0 fails on both lines
+    EXPECT_FALSE(with_rule.compliant);
+    const LogVerdict without = read(unruled);
+    EXPECT_TRUE(without.compliant) << round << ": " << ::testing::PrintToString(messages(without));
+  }
+}
+
 // LogVerdict::blocks_run names the blocks that ran, as ConfigFile::blocks() names them: a key
 // never logged runs none of its blocks; a record replaced by a later one of the same NAME is
 // not a block; END CHECK runs once the lines are read.

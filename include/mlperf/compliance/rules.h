@@ -143,6 +143,9 @@ class RuleKeys {
   }
   /// True when `key` is one of them.
   bool contains(std::string_view key) const { return id(key) >= 0; }
+  /// A number that changes whenever keys are added and is never given to other contents in
+  /// the process (copies share it): what id() answers may be kept under it.
+  std::uint64_t generation() const { return generation_; }
 
  private:
   struct Hash {
@@ -155,6 +158,7 @@ class RuleKeys {
   }
   std::unordered_map<std::string, int, Hash, std::equal_to<>> keys_;
   std::bitset<1024> maybe_;
+  std::uint64_t generation_ = 0;  // 0: no key (every empty RuleKeys answers alike)
 };
 
 /// Every config file of the shipped rule folders (configs/compliance/training_X.Y.Z/ and
@@ -273,6 +277,8 @@ class LogReader {
   std::vector<RuleFinding> early_;  // parse errors and lines the official parser stops on
   bool stopped_ = false;
   ShapeMemo<int> key_ids_;  // RuleKeys::id of a scanner shape's key: most lines skip the look-up
+  // keys_->id(view.key) for a shape key_ids_ lacks, kept per thread from log to log (rules.cc).
+  int key_id_of(const EventView& view) const;
 };
 
 /// Judges lines already read (tests, and LogReader::finish): the configs from

@@ -89,8 +89,9 @@ struct EventView {
   std::string_view value;         ///< JSON text of value; "" when absent (Event: null)
   std::string_view metadata;      ///< JSON text of metadata when an object, else ""
   std::uint64_t line = 0;         ///< 1-based line number in its file (set by the caller)
-  /// MllogScanner only: the remembered shape the line matched (lines of one shape, read by
-  /// one scanner, have the same bytes but for their numbers); 0 when it matched none.
+  /// MllogScanner only: the remembered shape the line matched (lines of one shape have the
+  /// same bytes but for their numbers; no two scanners of the process number a shape
+  /// alike); 0 when it matched none.
   std::uint64_t shape = 0;
 };
 
@@ -144,7 +145,7 @@ class MllogScanner {
 /// What a reader worked out once for the lines of one scanner shape (EventView::shape): lines
 /// of a shape differ only in their numbers, so their key and every other literal part are the
 /// same (the run builder keeps a key's census entry, the compliance reader its rule-key id).
-/// Valid only for the views of one MllogScanner, whose shape numbers are never reused.
+/// Shape numbers are never reused in the process (whichever scanner made them).
 /// Direct-mapped by the shape's low bits, so a later shape may take a slot; shape 0 (no
 /// shape) is never kept.
 template <class T, std::size_t kSlots = 16>
