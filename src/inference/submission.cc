@@ -812,7 +812,7 @@ std::vector<ValidityCheck> judge_required_scenarios(const std::string& system_ty
 namespace {
 
 struct TreeEntry {
-  fs::path path;      // absolute
+  std::string path;   // absolute (its text: a std::filesystem::path is made only where needed)
   std::string shown;  // relative to the submission root, as the checker lists it
   std::string name;   // the last part of the path
   bool directory = false;
@@ -821,43 +821,65 @@ struct TreeEntry {
   std::int64_t size = -1;  // a regular file's size as the walk found it (-1: not known)
 };
 
+// `folder`/`name` as std::filesystem::path's operator/ joins them (name: one plain part).
+std::string join_path(const std::string& folder, const std::string& name) {
+  std::string out;
+  out.reserve(folder.size() + 1 + name.size());
+  out.append(folder);
+  if (!folder.empty() && folder.back() != '/') out.push_back('/');
+  out.append(name);
+  return out;
+}
+
 // os.walk of `top` (symlinks to folders listed, not followed): every folder (itself included)
-// and every other entry.
+// and every other entry. Paths are joined as text: a std::filesystem::path per entry (its
+// parts parsed, then taken apart again to be shown) cost more than listing the folders.
 std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderListings* record) {
   std::vector<TreeEntry> out;
   std::error_code ec;
-  std::vector<fs::path> stack{top};
+  struct Folder {
+    std::string path;
+    std::string shown;
+    std::string name;
+  };
+  std::vector<Folder> stack{{top.native(), top.lexically_relative(root).generic_string(), top.filename().string()}};
   while (!stack.empty()) {
-    fs::path dir = std::move(stack.back());
+    Folder dir = std::move(stack.back());
     stack.pop_back();
-    TreeEntry d{dir, dir.lexically_relative(root).generic_string(), dir.filename().string(), true, false, true};
+    TreeEntry d{dir.path, std::move(dir.shown), std::move(dir.name), true, false, true};
     // An entry's shown path is its folder's and its name (what lexically_relative gives
     // below a folder shown as a relative path), without taking each path apart again.
     const bool concat = !d.shown.empty() && d.shown != ".";
-    auto shown = [&](const fs::path& p, const std::string& name) {
-      return concat ? d.shown + "/" + name : p.lexically_relative(root).generic_string();
+    auto shown = [&](const std::string& p, const std::string& name) {
+      return concat ? d.shown + "/" + name : fs::path(p).lexically_relative(root).generic_string();
     };
     std::vector<std::string> children;
     // Each entry's type as the listing gives it: a stat only for a link (or an unknown type).
     std::vector<FolderEntry> listed;
-    const bool listed_whole = list_folder_with_sizes(dir, listed, ec);
-    if (record && listed_whole) record->add(dir.native().substr(top.native().size()), listed);
+    const fs::path folder(dir.path);
+    const bool listed_whole = list_folder_with_sizes(folder, listed, ec);
+    if (record && listed_whole) record->add(dir.path.substr(top.native().size()), listed);
     for (auto& e : listed) {
       d.empty = false;
-      const bool link = e.is_symlink(dir);
-      const bool is_dir = e.is_directory(dir);  // os.walk lists a link to a folder among the folders
+      const bool link = e.is_symlink(folder);
+      const bool is_dir = e.is_directory(folder);  // os.walk lists a link to a folder among the folders
       if (is_dir && !link) {
         children.push_back(std::move(e.name));
       } else {
-        fs::path p = dir / e.name;
+        std::string p = join_path(dir.path, e.name);
         std::string text = shown(p, e.name);
         out.push_back({std::move(p), std::move(text), std::move(e.name), is_dir, link, false, e.size});
       }
     }
-    out.push_back(std::move(d));
-    // Sibling paths compare as their names do.
+    // Sibling paths compare as their names do. (Shown below this folder's shown path: before
+    // the folder itself is moved to the list.)
     std::sort(children.begin(), children.end());
-    for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(dir / *it);
+    for (auto it = children.rbegin(); it != children.rend(); ++it) {
+      std::string p = join_path(dir.path, *it);
+      std::string text = shown(p, *it);
+      stack.push_back({std::move(p), std::move(text), std::move(*it)});
+    }
+    out.push_back(std::move(d));
   }
   return out;
 }
