@@ -895,6 +895,10 @@ class StreamJudge {
  public:
   StreamJudge(const RuleLibrary& library, const Ruleset& ruleset, bool record_blocks)
       : library_(library), record_blocks_(record_blocks) {
+    // Logs keep their first few dozen ruled lines (up to the submission_* lines that enqueue
+    // the division's and benchmark's configs): room for them at once, not a vector of
+    // strings and values moved at every doubling.
+    buffer_.reserve(kKeptLinesAtFirst);
     start(ruleset.folder() + "/common.yaml", std::nullopt);
     settle();
   }
@@ -1012,6 +1016,7 @@ class StreamJudge {
   bool record_blocks_ = false;
   std::vector<std::unique_ptr<ConfigRun>> runs_;  // in order of start; runs_[0] is common.yaml
   std::deque<std::pair<std::string, std::size_t>> pending_;
+  static constexpr std::size_t kKeptLinesAtFirst = 64;
   std::vector<KeptLine> buffer_;
   std::string texts_;  // the kept lines' texts (KeptLine::texts_at)
   bool buffering_ = true;
