@@ -689,11 +689,15 @@ std::vector<DirectoryResult> score_training_directories(const std::vector<Benchm
     ResultFileStat stat;  // its size orders the jobs; its type spares read_run a second stat
   };
   std::vector<FileJob> jobs;
-  // Each thread holds the folders it reads in open (FolderCache): a log is stat'ed, opened
-  // and checked at its end relative to its folder, one path look-up a folder instead of
-  // three a log. The calling thread lets its folders go when the pass ends; the others end.
-  const FolderCachePass pass;
+  // The calling thread holds the folders it stats in open (FolderCache): a log is stat'ed
+  // relative to its folder, one path look-up a folder instead of one a log. On one thread it
+  // also opens and checks the logs that way (two more look-ups a log spared). Threads of
+  // their own do not: their held folders (eight each) push the process past the 64 file
+  // descriptors a table starts with, and growing a table that threads share waits for an
+  // RCU grace period (synchronize_rcu), which doubled the all-core time on 16 cores.
+  const FolderCachePass pass;  // the calling thread lets its folders go at the end
   FolderCache& stat_folders = ThreadCache<FolderCache>::get();
+  const bool open_in_folders = threads == 1;
   for (std::size_t d = 0; d < dirs.size(); ++d) {
     // The ruleset as score_directory chooses it (a mismatch only means reading again there).
     Ruleset ruleset = ruleset_of(dirs[d], data, options);
@@ -706,13 +710,14 @@ std::vector<DirectoryResult> score_training_directories(const std::vector<Benchm
     }
   }
   std::stable_sort(jobs.begin(), jobs.end(), [](const FileJob& a, const FileJob& b) { return a.stat.bytes > b.stat.bytes; });
+  if (!open_in_folders) stat_folders.clear();
   parallel_for(jobs.size(), threads, [&](std::size_t j) {
     const FileJob& job = jobs[j];
     const BenchmarkDir& dir = dirs[job.dir];
     ReadAhead& slot = ahead[job.dir];
     try {
       slot.runs[job.file] = read_run(dir.result_files[job.file], job.stat, dir.benchmark_name, data.facts(), slot.options,
-                                     &ThreadCache<FolderCache>::get());
+                                     open_in_folders ? &stat_folders : nullptr);
       slot.read[job.file] = 1;
     } catch (const std::bad_alloc&) {
       throw;  // out of memory is never a finding: main.cc says so, exit 2
