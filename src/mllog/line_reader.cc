@@ -38,7 +38,7 @@ namespace {
 struct FileHandle {
   int fd = -1;
   std::string path;
-  FileLocation location;  // how it was opened: relative to its folder, or by its path
+  FileLocation location;  // relative to its held folder (name set), or by `path` (no folder)
   // A regular file: what fstat said at open, and the bytes read since, to tell at EOF
   // whether the file changed while it was read.
   bool regular = false;
@@ -64,7 +64,8 @@ void check_unchanged(const FileHandle& h) {
     what = "it was modified";
   } else {
     struct stat at_path {};
-    if (::fstatat(h.location.dirfd(), h.location.name.c_str(), &at_path, 0) == 0 &&
+    const char* name = h.location.folder ? h.location.name.c_str() : h.path.c_str();
+    if (::fstatat(h.location.dirfd(), name, &at_path, 0) == 0 &&
         (at_path.st_ino != now.st_ino || at_path.st_dev != now.st_dev)) {
       what = "another file took its name";
     }
@@ -109,8 +110,9 @@ ByteSource reading(std::shared_ptr<FileHandle> handle, off_t bytes) {
 std::shared_ptr<FileHandle> open_for_reading(const std::filesystem::path& path, FolderCache* folders) {
   auto handle = std::make_shared<FileHandle>();
   handle->path = path.string();
-  handle->location = folders ? folders->locate(path) : FileLocation{nullptr, handle->path};
-  handle->fd = ::openat(handle->location.dirfd(), handle->location.name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (folders) handle->location = folders->locate(path);
+  const char* name = handle->location.folder ? handle->location.name.c_str() : handle->path.c_str();
+  handle->fd = ::openat(handle->location.dirfd(), name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   return handle;
 }
 

@@ -575,8 +575,8 @@ std::string_view mllog_payload(std::string_view text) {
 ResultFileStat stat_result_file(const std::filesystem::path& path, FolderCache* folders) {
   ResultFileStat out;
   struct stat info {};
-  const FileLocation at = folders ? folders->locate(path) : FileLocation{nullptr, path.native()};
-  if (::fstatat(at.dirfd(), at.name.c_str(), &info, 0) != 0) return out;
+  const FileLocation at = folders ? folders->locate(path) : FileLocation{};
+  if (::fstatat(at.dirfd(), at.folder ? at.name.c_str() : path.c_str(), &info, 0) != 0) return out;
   out.known = true;
   out.regular = S_ISREG(info.st_mode);
   out.directory = S_ISDIR(info.st_mode);

@@ -22,8 +22,9 @@ struct OpenFolder {
 };
 
 /// Where a file is reached: by `name` relative to an open folder, or (folder == nullptr) by
-/// its whole path in `name`, relative to the working directory. Either way dirfd() and
-/// name() are the arguments of openat/fstatat for the file.
+/// its whole path, relative to the working directory (FolderCache::locate puts that path in
+/// `name`; a default FileLocation leaves it to the caller, who has the path). Either way
+/// dirfd() and the name are the arguments of openat/fstatat for the file.
 struct FileLocation {
   std::shared_ptr<const OpenFolder> folder;
   std::string name;
