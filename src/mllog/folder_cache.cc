@@ -1,5 +1,4 @@
 #include "mlperf/mllog/folder_cache.h"
-#include "mlperf/mllog/thread_cache.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -41,10 +40,6 @@ FileLocation FolderCache::locate(const std::filesystem::path& path) {
   if (folders_.size() >= kFolders) folders_.erase(folders_.begin());
   folders_.push_back(opened);
   return {std::move(opened), std::string(name)};
-}
-
-FolderCachePass::~FolderCachePass() {
-  if (FolderCache* cache = ThreadCache<FolderCache>::if_made()) cache->clear();
 }
 
 }  // namespace mlperf

@@ -64,8 +64,7 @@ void check_unchanged(const FileHandle& h) {
     what = "it was modified";
   } else {
     struct stat at_path {};
-    const char* name = h.location.folder ? h.location.name.c_str() : h.path.c_str();
-    if (::fstatat(h.location.dirfd(), name, &at_path, 0) == 0 &&
+    if (::fstatat(h.location.dirfd(), h.location.name_or(h.path), &at_path, 0) == 0 &&
         (at_path.st_ino != now.st_ino || at_path.st_dev != now.st_dev)) {
       what = "another file took its name";
     }
@@ -111,8 +110,8 @@ std::shared_ptr<FileHandle> open_for_reading(const std::filesystem::path& path, 
   auto handle = std::make_shared<FileHandle>();
   handle->path = path.string();
   if (folders) handle->location = folders->locate(path);
-  const char* name = handle->location.folder ? handle->location.name.c_str() : handle->path.c_str();
-  handle->fd = ::openat(handle->location.dirfd(), name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  handle->fd = ::openat(handle->location.dirfd(), handle->location.name_or(handle->path),
+                        O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   return handle;
 }
 

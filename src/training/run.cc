@@ -576,7 +576,7 @@ ResultFileStat stat_result_file(const std::filesystem::path& path, FolderCache* 
   ResultFileStat out;
   struct stat info {};
   const FileLocation at = folders ? folders->locate(path) : FileLocation{};
-  if (::fstatat(at.dirfd(), at.folder ? at.name.c_str() : path.c_str(), &info, 0) != 0) return out;
+  if (::fstatat(at.dirfd(), at.name_or(path.native()), &info, 0) != 0) return out;
   out.known = true;
   out.regular = S_ISREG(info.st_mode);
   out.directory = S_ISDIR(info.st_mode);

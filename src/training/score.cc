@@ -16,7 +16,6 @@
 #include "mlperf/training/olympic.h"
 #include "mlperf/mllog/folder_cache.h"
 #include "mlperf/mllog/parallel.h"
-#include "mlperf/mllog/thread_cache.h"
 
 namespace mlperf {
 
@@ -695,8 +694,7 @@ std::vector<DirectoryResult> score_training_directories(const std::vector<Benchm
   // their own do not: their held folders (eight each) push the process past the 64 file
   // descriptors a table starts with, and growing a table that threads share waits for an
   // RCU grace period (synchronize_rcu), which doubled the all-core time on 16 cores.
-  const FolderCachePass pass;  // the calling thread lets its folders go at the end
-  FolderCache& stat_folders = ThreadCache<FolderCache>::get();
+  FolderCache stat_folders;  // let go when the pass ends
   const bool open_in_folders = threads == 1;
   for (std::size_t d = 0; d < dirs.size(); ++d) {
     // The ruleset as score_directory chooses it (a mismatch only means reading again there).

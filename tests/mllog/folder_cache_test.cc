@@ -16,7 +16,6 @@
 #include <gtest/gtest.h>
 
 #include "mlperf/mllog/line_reader.h"
-#include "mlperf/mllog/thread_cache.h"
 #include "../test_support.h"
 
 namespace mlperf {
@@ -141,17 +140,6 @@ TEST(FolderCache, AFileReplacedUnderItsNameWhileReadThroughItsFolderIsAnError) {
               std::string::npos)
         << e.what();
   }
-}
-
-TEST(FolderCache, APassLetsThisThreadsFoldersGo) {
-  testing::TempDir tmp;
-  fs::create_directories(tmp.path() / "a");
-  {
-    const FolderCachePass pass;
-    ThreadCache<FolderCache>::get().locate(tmp.path() / "a" / "result_0.txt");
-    EXPECT_EQ(ThreadCache<FolderCache>::get().size(), 1u);
-  }
-  EXPECT_EQ(ThreadCache<FolderCache>::get().size(), 0u);
 }
 
 }  // namespace

@@ -23,13 +23,15 @@ struct OpenFolder {
 
 /// Where a file is reached: by `name` relative to an open folder, or (folder == nullptr) by
 /// its whole path, relative to the working directory (FolderCache::locate puts that path in
-/// `name`; a default FileLocation leaves it to the caller, who has the path). Either way
-/// dirfd() and the name are the arguments of openat/fstatat for the file.
+/// `name`; a default FileLocation leaves it to the caller, who has the path). dirfd() and
+/// name_or(path) are the arguments of openat/fstatat for the file.
 struct FileLocation {
   std::shared_ptr<const OpenFolder> folder;
   std::string name;
   /// The descriptor `name` is relative to: the folder's, or AT_FDCWD.
   int dirfd() const;
+  /// `name` when a folder is held, else `path` (the file's whole path).
+  const char* name_or(const std::string& path) const { return folder ? name.c_str() : path.c_str(); }
 };
 
 /// The last few folders whose files were located through it, held open. A file in one of
@@ -37,7 +39,7 @@ struct FileLocation {
 /// first (the least recently used one is let go). The folder is looked up by the text of
 /// the path before the last '/', so a folder renamed or replaced while it is held is still
 /// the one opened before: keep a cache only for one pass over files (a scoring run), and
-/// clear() it after. Not thread-safe: one per thread (ThreadCache<FolderCache>).
+/// clear() it after. Not thread-safe: one thread uses it.
 class FolderCache {
  public:
   static constexpr std::size_t kFolders = 8;
@@ -56,16 +58,6 @@ class FolderCache {
 
  private:
   std::vector<std::shared_ptr<const OpenFolder>> folders_;  // the most recently used last
-};
-
-/// Clears this thread's FolderCache (ThreadCache<FolderCache>) when it goes out of scope:
-/// the end of a pass over files, exceptions included.
-class FolderCachePass {
- public:
-  FolderCachePass() = default;
-  FolderCachePass(const FolderCachePass&) = delete;
-  FolderCachePass& operator=(const FolderCachePass&) = delete;
-  ~FolderCachePass();
 };
 
 }  // namespace mlperf
