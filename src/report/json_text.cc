@@ -57,12 +57,13 @@ void JsonText::number(double d) {
 
 // key_ stays the member's key while its value is written (only key() sets it).
 void JsonText::value(const nlohmann::json& v) {
+  if (v.is_string()) return string(v.get_ref<const std::string&>());  // the same text and sibling
   const bool member = pending_value_;
   write_value(v);
   if (!member) return;
-  // A string or list of strings that is not UTF-8: "<key>_bytes" beside it (exact_bytes.h).
+  // A list of strings with one that is not UTF-8: "<key>_bytes" beside it (exact_bytes.h).
   if (auto sibling = exact_bytes_sibling(v)) {
-    this->key(key_ + "_bytes");
+    bytes_sibling_key();
     write_value(*sibling);
   }
 }
@@ -71,8 +72,17 @@ void JsonText::string(const std::string& s) {
   const bool member = pending_value_;
   item();
   if (append_string(s) || !member || is_valid_utf8(s)) return;
-  this->key(key_ + "_bytes");
+  bytes_sibling_key();
   write_string(hex_bytes(s));
+}
+
+// The key of the "_bytes" sibling of the member whose value was just written.
+void JsonText::bytes_sibling_key() {
+  std::string name;
+  name.reserve(key_.size() + 6);
+  name.append(key_).append("_bytes");
+  bytes_key_ = std::move(name);
+  this->key(bytes_key_);
 }
 
 void JsonText::strings(const std::vector<std::string>& list) {
@@ -88,7 +98,7 @@ void JsonText::strings(const std::vector<std::string>& list) {
       std::all_of(list.begin(), list.end(), [](const std::string& s) { return is_valid_utf8(s); })) {
     return;
   }
-  this->key(key_ + "_bytes");
+  bytes_sibling_key();
   begin_array();
   for (const auto& s : list) is_valid_utf8(s) ? literal("null") : write_string(hex_bytes(s));
   end_array();
@@ -172,7 +182,7 @@ bool JsonText::needs_exact_bytes(const nlohmann::json& root) {
 void JsonText::raw_key(const std::string& name) {
   item();
   append_string(name);
-  out_.append(": ");
+  out_.append(": ", 2);
   pending_value_ = true;
 }
 
@@ -184,7 +194,7 @@ bool JsonText::append_string(const std::string& s) {
     return false;
   }
   out_.push_back('"');
-  out_.append(s);
+  out_.append(s.data(), s.size());
   out_.push_back('"');
   return true;
 }
@@ -198,10 +208,7 @@ void JsonText::open(char c) {
 
 void JsonText::close(char c) {
   --depth_;
-  if (!first_.back()) {
-    out_.push_back('\n');
-    out_.append(base_ + 2 * depth_, ' ');
-  }
+  if (!first_.back()) line_break(0, base_ + 2 * depth_);
   first_.pop_back();
   out_.push_back(c);
 }

@@ -90,6 +90,31 @@ TEST(JsonTextWriter, LayoutIsDumpTwoAtAnyIndent) {
   }
 }
 
+// Indents wider than the writer's line of spaces (70 levels, 140 spaces and more) come out
+// as dump writes them, for members written one by one and for a structured value.
+TEST(JsonTextWriter, DeepIndentsAreWrittenInFull) {
+  nlohmann::json inner = nlohmann::json::array({1, "x"});
+  for (int level = 0; level < 70; ++level) inner = nlohmann::json{{"k", inner}, {"m", level}};
+  std::string text;
+  JsonText j(text, 0);
+  j.begin_object();
+  j.key("deep");
+  j.value(inner);
+  j.key("list");
+  j.begin_array();
+  for (int level = 0; level < 70; ++level) j.begin_array();
+  j.integer(7);
+  j.integer(8);
+  for (int level = 0; level < 70; ++level) j.end_array();
+  j.end_array();
+  j.end_object();
+  nlohmann::json list = nlohmann::json::array({7, 8});
+  for (int level = 0; level < 70; ++level) list = nlohmann::json::array({list});
+  const std::string want = dumped(nlohmann::json{{"deep", inner}, {"list", list}});
+  EXPECT_EQ(text, want);
+  EXPECT_NE(text.find("\n" + std::string(144, ' ') + "8"), std::string::npos);  // 72 levels deep
+}
+
 // Strings and lists of strings that are not UTF-8: replaced in place, their exact bytes in a
 // "<key>_bytes" sibling right after them, as add_exact_bytes sorts it; none where all is UTF-8.
 // value() of a structured document adds the siblings of its own members.
@@ -103,17 +128,25 @@ TEST(JsonTextWriter, NamesThatAreNotUtf8GetTheirExactBytesBeside) {
   j.strings({"ok", "b\xfe"});
   j.key("good");
   j.strings({"a", "b"});
+  j.key("name");
+  j.value(nlohmann::json("n\xfe"));
+  j.key("plain");
+  j.value(nlohmann::json("p"));
   j.key("tree");
   j.value(nlohmann::json{{"k", "v\xff"}, {"n", 1}});
   j.end_object();
   nlohmann::json document = {{"file", "/d\xff/r.txt"},
                              {"files", {"ok", "b\xfe"}},
                              {"good", {"a", "b"}},
+                             {"name", "n\xfe"},
+                             {"plain", "p"},
                              {"tree", {{"k", "v\xff"}, {"n", 1}}}};
   add_exact_bytes(document);
   EXPECT_EQ(text, dumped(document));
   EXPECT_NE(text.find("\"file_bytes\": \"2f64ff2f722e747874\""), std::string::npos) << text;
   EXPECT_NE(text.find("\"k_bytes\": \"76ff\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"name_bytes\": \"6efe\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("plain_bytes"), std::string::npos);
   EXPECT_EQ(text.find("good_bytes"), std::string::npos);
   // An array element is no member: no sibling.
   std::string list;

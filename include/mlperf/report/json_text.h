@@ -33,11 +33,12 @@ class JsonText {
   void begin_array() { open('['); }
   void end_array() { close(']'); }
   /// The key of the next member of the object open: one of our own names (nothing to escape).
+  /// `name` must stay alive until the member's value is written (the reports pass literals).
   void key(std::string_view name) {
     item();
     out_.push_back('"');
-    out_.append(name);
-    out_.append("\": ");
+    out_.append(name.data(), name.size());
+    out_.append("\": ", 3);
     pending_value_ = true;
     key_ = name;
   }
@@ -80,6 +81,7 @@ class JsonText {
     append_string(s);
   }
   bool append_string(const std::string& s);
+  void bytes_sibling_key();
   // Before an element: after a key, nothing; else a comma after the previous one and a new line.
   void item() {
     if (pending_value_) {
@@ -87,10 +89,24 @@ class JsonText {
       return;
     }
     if (depth_ == 0) return;
-    if (!first_.back()) out_.push_back(',');
+    const bool first = first_.back();
     first_.back() = false;
-    out_.push_back('\n');
-    out_.append(base_ + 2 * depth_, ' ');
+    line_break(first ? 0 : 1, base_ + 2 * depth_);
+  }
+  // A comma when `comma` is 1, then a new line indented `indent` spaces: one append from a
+  // line of spaces (a loop of push_backs and fills cost more than the text it wrote).
+  void line_break(std::size_t comma, std::size_t indent) {
+    static constexpr std::size_t kSpaces = 126;
+    static constexpr char kBreak[] = ",\n"
+        "                                                                "
+        "                                                              ";
+    static_assert(sizeof kBreak == kSpaces + 3);
+    if (indent <= kSpaces) {
+      out_.append(kBreak + 1 - comma, comma + 1 + indent);
+    } else {
+      out_.append(kBreak + 1 - comma, comma + 1);
+      out_.append(indent, ' ');
+    }
   }
   void open(char c);
   void close(char c);
@@ -100,7 +116,8 @@ class JsonText {
   std::size_t depth_ = 0;
   std::vector<bool> first_;
   bool pending_value_ = false;
-  std::string key_;  // the key of the member last begun
+  std::string_view key_;   // the key of the member last begun (the caller's text, or bytes_key_)
+  std::string bytes_key_;  // "<key>_bytes" while its sibling is written
 };
 
 }  // namespace mlperf
