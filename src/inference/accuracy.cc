@@ -6,6 +6,7 @@
 #include "mlperf/inference/loadgen_log.h"
 #include "mlperf/mllog/folder_listing.h"
 
+#include <mutex>
 #include <new>
 #include <cctype>
 #include <cstdlib>
@@ -124,13 +125,9 @@ AccuracyRules AccuracyRules::load(const fs::path& file) {
       }
       for (const auto& [metric, pattern] : r.at("patterns").items()) {
         std::string python = pattern.get<std::string>();
-        try {
-          std::regex regex(python_regex_to_ecmascript(python));
-          std::string required = required_literal(python);
-          rr.patterns.emplace(metric, AccuracyPattern{std::move(python), std::move(regex), std::move(required)});
-        } catch (const std::regex_error& e) {
-          throw std::runtime_error(fmt::format("round {}: the pattern of {} does not compile: {}", round, metric, e.what()));
-        }
+        std::string ecmascript = python_regex_to_ecmascript(python);
+        std::string required = required_literal(python);
+        rr.patterns.emplace(metric, AccuracyPattern(std::move(python), std::move(ecmascript), std::move(required)));
       }
       for (const auto& [model, t] : r.at("targets").items()) {
         if (t.is_object()) {
@@ -412,10 +409,35 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
   }
 }
 
+struct AccuracyPattern::Compiled {
+  std::once_flag once;
+  std::optional<std::regex> regex;
+  std::string error;  // why it does not compile ("" when it does)
+};
+
+AccuracyPattern::AccuracyPattern(std::string python_text, std::string ecmascript_text, std::string required_text)
+    : python(std::move(python_text)),
+      ecmascript(std::move(ecmascript_text)),
+      required(std::move(required_text)),
+      compiled_(std::make_shared<Compiled>()) {}
+
+const std::regex& AccuracyPattern::regex() const {
+  Compiled& c = *compiled_;
+  std::call_once(c.once, [&] {
+    try {
+      c.regex.emplace(ecmascript);
+    } catch (const std::regex_error& e) {
+      c.error = e.what();
+    }
+  });
+  if (!c.regex) throw std::runtime_error(fmt::format("the accuracy pattern {} does not compile: {}", python, c.error));
+  return *c.regex;
+}
+
 std::optional<std::string> AccuracyPattern::first_group(const std::string& line) const {
   if (!required.empty() && line.find(required) == std::string::npos) return std::nullopt;
   std::smatch m;
-  if (std::regex_search(line, m, regex, std::regex_constants::match_continuous) && m.size() > 1 && m[1].matched) {
+  if (std::regex_search(line, m, regex(), std::regex_constants::match_continuous) && m.size() > 1 && m[1].matched) {
     return m[1].str();
   }
   return std::nullopt;

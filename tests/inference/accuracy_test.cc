@@ -106,7 +106,7 @@ TEST(Accuracy, APatternsRequiredTextIsInEveryLineItMatches) {
       ++patterns;
       for (const auto& line : lines) {
         std::smatch m;
-        const bool hit = std::regex_search(line, m, pattern.regex, std::regex_constants::match_continuous) &&
+        const bool hit = std::regex_search(line, m, pattern.regex(), std::regex_constants::match_continuous) &&
                          m.size() > 1 && m[1].matched;
         EXPECT_EQ(pattern.first_group(line), hit ? std::optional<std::string>(m[1].str()) : std::nullopt)
             << round << " " << metric << ": " << line;
@@ -120,6 +120,24 @@ TEST(Accuracy, APatternsRequiredTextIsInEveryLineItMatches) {
   EXPECT_GT(patterns, 50u);
   EXPECT_GT(matched, 20u);
   EXPECT_EQ(rules().rounds.at("v5.1").patterns.at("ROUGE1").required, "'rouge1':");
+}
+
+// A pattern is compiled when first used, once for all its copies; one that does not compile
+// fails where it is used, naming the checker's text.
+TEST(Accuracy, APatternCompilesWhenFirstUsed) {
+  const AccuracyPattern good("'acc': ([\\d.]+)", python_regex_to_ecmascript("'acc': ([\\d.]+)"), "'acc': ");
+  const AccuracyPattern copy = good;
+  EXPECT_EQ(copy.first_group("'acc': 76.5,"), std::optional<std::string>("76.5"));
+  EXPECT_EQ(&good.regex(), &copy.regex());
+  EXPECT_EQ(good.first_group("'f1': 1"), std::nullopt);
+  const AccuracyPattern bad("acc=([", "acc=([", "acc=");
+  EXPECT_EQ(bad.first_group("no such text"), std::nullopt);  // the required text decides first
+  try {
+    (void)bad.first_group("acc=1");
+    FAIL() << "a pattern that does not compile was used";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("acc=(["), std::string::npos) << e.what();
+  }
 }
 
 TEST(Accuracy, RealLlamaAndSdxlRunsMeetTheirTargets) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <string>
@@ -27,15 +28,26 @@ struct AccuracyBound {
 
 /// A metric's pattern (ACC_PATTERN): the checker's Python text, its ECMAScript form, and a
 /// text every line it matches holds (required_literal), to pass over the other lines without
-/// running the regular expression.
+/// running the regular expression. The expression is compiled when first used (once, by any
+/// thread): a round's file has some hundred patterns and a run reads a few, and compiling
+/// them all cost more than scoring a scenario folder.
 struct AccuracyPattern {
+  /// `python`: the checker's text; `ecmascript`: python_regex_to_ecmascript of it.
+  AccuracyPattern(std::string python, std::string ecmascript, std::string required);
+
   std::string python;
-  std::regex regex;
+  std::string ecmascript;
   std::string required;  ///< "" where the pattern has no such text
 
+  /// The compiled expression. Throws std::runtime_error when it does not compile.
+  const std::regex& regex() const;
   /// re.match(python, line): the first group's text where the pattern matches at the start
-  /// of `line` and the group took part; nullopt otherwise.
+  /// of `line` and the group took part; nullopt otherwise. Throws as regex().
   std::optional<std::string> first_group(const std::string& line) const;
+
+ private:
+  struct Compiled;
+  std::shared_ptr<Compiled> compiled_;  // shared by copies: compiled once for all
 };
 
 /// The accuracy rules of one round.
