@@ -6,7 +6,9 @@
 #include "mlperf/inference/loadgen_log.h"
 #include "mlperf/mllog/folder_listing.h"
 
+#include <algorithm>
 #include <mutex>
+#include <string_view>
 #include <new>
 #include <cctype>
 #include <cstdlib>
@@ -412,13 +414,15 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
 struct AccuracyPattern::Compiled {
   std::once_flag once;
   std::optional<std::regex> regex;
-  std::string error;  // why it does not compile ("" when it does)
+  std::optional<std::regex> rest;  // the split's R, where there is a split
+  std::string error;               // why it does not compile ("" when it does)
 };
 
 AccuracyPattern::AccuracyPattern(std::string python_text, std::string ecmascript_text, std::string required_text)
     : python(std::move(python_text)),
       ecmascript(std::move(ecmascript_text)),
       required(std::move(required_text)),
+      split(split_leading_any(python)),
       compiled_(std::make_shared<Compiled>()) {}
 
 const std::regex& AccuracyPattern::regex() const {
@@ -426,7 +430,9 @@ const std::regex& AccuracyPattern::regex() const {
   std::call_once(c.once, [&] {
     try {
       c.regex.emplace(ecmascript);
+      if (split) c.rest.emplace(python_regex_to_ecmascript(split->rest));
     } catch (const std::regex_error& e) {
+      c.regex.reset();
       c.error = e.what();
     }
   });
@@ -437,10 +443,85 @@ const std::regex& AccuracyPattern::regex() const {
 std::optional<std::string> AccuracyPattern::first_group(const std::string& line) const {
   if (!required.empty() && line.find(required) == std::string::npos) return std::nullopt;
   std::smatch m;
-  if (std::regex_search(line, m, regex(), std::regex_constants::match_continuous) && m.size() > 1 && m[1].matched) {
+  const std::regex& whole = regex();
+  if (split) {
+    // R where its text occurs, rightmost first: the first place it matches is the one the
+    // whole pattern's `.*` stops at. That `.*` (ECMAScript's `.`) crosses no '\r' or '\n'.
+    const std::string& prefix = split->prefix;
+    const std::size_t limit = std::min(line.find_first_of("\r\n"), line.size());
+    for (std::size_t at = line.rfind(prefix, limit);; at = line.rfind(prefix, at - 1)) {
+      if (at == std::string::npos) return std::nullopt;
+      if (std::regex_search(line.cbegin() + static_cast<std::ptrdiff_t>(at), line.cend(), m, *compiled_->rest,
+                            std::regex_constants::match_continuous)) {
+        if (m.size() > 1 && m[1].matched) return m[1].str();
+        return std::nullopt;
+      }
+      if (at == 0) return std::nullopt;
+    }
+  }
+  if (std::regex_search(line, m, whole, std::regex_constants::match_continuous) && m.size() > 1 && m[1].matched) {
     return m[1].str();
   }
   return std::nullopt;
+}
+
+std::optional<LeadingAnySplit> split_leading_any(const std::string& p) {
+  // `.*` first, not lazy or possessive, and no flags or lookarounds anywhere.
+  if (p.size() < 3 || p.compare(0, 2, ".*") != 0 || p[2] == '?' || p[2] == '+' || p[2] == '*' || p[2] == '{') {
+    return std::nullopt;
+  }
+  for (std::size_t at = p.find("(?"); at != std::string::npos; at = p.find("(?", at + 2)) {
+    if (p.compare(at, 3, "(?:") != 0) return std::nullopt;
+  }
+  const std::string rest = p.substr(2);
+  // Walk R: no top-level '|', no '^', no \b, \B or back reference; note where a trailing
+  // top-level `.*` starts.
+  int depth = 0;
+  std::size_t tail = std::string::npos;  // where a top-level unescaped ".*" ending R starts
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    const char c = rest[i];
+    if (c == '\\') {
+      if (i + 1 >= rest.size()) return std::nullopt;
+      const char e = rest[++i];
+      if (e == 'b' || e == 'B' || (e >= '0' && e <= '9')) return std::nullopt;
+      continue;
+    }
+    if (c == '[') {  // a class, to its closing bracket
+      ++i;
+      if (i < rest.size() && rest[i] == '^') ++i;
+      if (i < rest.size() && rest[i] == ']') ++i;
+      while (i < rest.size() && rest[i] != ']') i += rest[i] == '\\' ? 2 : 1;
+      if (i >= rest.size()) return std::nullopt;
+      continue;
+    }
+    if (c == '^') return std::nullopt;
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (c == '|' && depth == 0) return std::nullopt;
+    if (c == '.' && depth == 0 && i + 2 == rest.size() && rest[i + 1] == '*') tail = i;
+  }
+  LeadingAnySplit out;
+  out.rest = tail == std::string::npos ? rest : rest.substr(0, tail);
+  // The plain characters R starts with (an escaped punctuation mark is one); a character a
+  // quantifier follows is not certain.
+  std::string prefix;
+  for (std::size_t i = 0; i < out.rest.size(); ++i) {
+    char c = out.rest[i];
+    std::size_t next = i + 1;
+    if (c == '\\') {
+      if (i + 1 >= out.rest.size() || std::isalnum(static_cast<unsigned char>(out.rest[i + 1]))) break;
+      c = out.rest[i + 1];
+      next = i + 2;
+    } else if (std::string_view(".^$*+?{}[]()|").find(c) != std::string_view::npos) {
+      break;
+    }
+    if (next < out.rest.size() && std::string_view("*+?{").find(out.rest[next]) != std::string_view::npos) break;
+    prefix.push_back(c);
+    i = next - 1;
+  }
+  if (prefix.empty()) return std::nullopt;
+  out.prefix = std::move(prefix);
+  return out;
 }
 
 std::string required_literal(const std::string& p) {

@@ -99,7 +99,13 @@ TEST(Accuracy, APatternsRequiredTextIsInEveryLineItMatches) {
       "{'FID_SCORE': '23.01', 'CLIP_SCORE': '31.75'}", "AUC=80.31%", "mAP=37.55%", "'Total': 0.95", "BLEU: 26.3",
       R"({"exact_match": 83.6, "f1": 90.87})", "Word Error Rate: 2.03%, accuracy=97.96%", "Accuracy: mean = 0.8621",
       R"({"accuracy": 76.078, "good": 38039})", "accuracy=76.078%, good=38039, total=50000", "'mean-accuracy': '0.72'",
-      "rouge1: 44.5", "'rouge1':", "", "hash=0123abcd"};
+      "rouge1: 44.5", "'rouge1':", "", "hash=0123abcd",
+      // Where a split pattern's text occurs more than once, R fails at the rightmost place, or
+      // a carriage return stops the leading `.*`.
+      "{'rouge1': 1.5, 'rouge1': 2.5, 'rougeL': 3, 'rougeL': x}", "'rouge1': 3\r'rouge1': 4", "'rouge1':  'x",
+      "'mean-accuracy': '0.5' 'mean-accuracy': 0.7 'mean-accuracy':", "'gen_len': 5'gen_len': 6",
+      "'tokens_per_sample': 12 'tokens_per_sample': 13.5 'tokens_per_sample':x", "mAP=1 'Total': 2 mAP=3x",
+      "'FID_SCORE': '1' 'FID_SCORE':  '2', 'CLIP_SCORE': 3 'CLIP_SCORE':"};
   std::size_t patterns = 0, matched = 0;
   for (const auto& [round, r] : rules().rounds) {
     for (const auto& [metric, pattern] : r.patterns) {
@@ -120,6 +126,28 @@ TEST(Accuracy, APatternsRequiredTextIsInEveryLineItMatches) {
   EXPECT_GT(patterns, 50u);
   EXPECT_GT(matched, 20u);
   EXPECT_EQ(rules().rounds.at("v5.1").patterns.at("ROUGE1").required, "'rouge1':");
+}
+
+// `.*R` patterns split into R (without a trailing `.*`) and the text R starts with; none
+// where R could depend on the text before it.
+TEST(Accuracy, LeadingAnyPatternsSplitWhereTheSplitIsExact) {
+  auto split = [](const std::string& p) { return split_leading_any(p); };
+  ASSERT_TRUE(split(R"(.*'rouge1':\s+'?([\d.]+)'?.*)"));
+  EXPECT_EQ(split(R"(.*'rouge1':\s+'?([\d.]+)'?.*)")->rest, R"('rouge1':\s+'?([\d.]+)'?)");
+  EXPECT_EQ(split(R"(.*'rouge1':\s+'?([\d.]+)'?.*)")->prefix, "'rouge1':");
+  EXPECT_EQ(split(R"(.*Accuracy\:\s*x)")->prefix, "Accuracy:");     // an escaped mark is plain text
+  EXPECT_EQ(split(R"(.*abc?d(x))")->prefix, "ab");                   // c is optional
+  EXPECT_EQ(split(R"(.*ab\.*)")->rest, R"(ab\.*)");                 // an escaped dot repeated stays
+  EXPECT_EQ(split(R"(.*a([.*]))")->rest, R"(a([.*]))");               // in a class: no trailing `.*`
+  EXPECT_EQ(split(".*a(x).*")->rest, "a(x)");
+  EXPECT_FALSE(split(R"(.*(?:mAP=|'Total':)\s*([\d.]+))"));         // no leading text
+  EXPECT_FALSE(split(R"(^AUC=([\d\.]+).*)"));                       // no leading `.*`
+  EXPECT_FALSE(split(".*?a(x)"));                                     // lazy
+  EXPECT_FALSE(split(".*a(x)|b(y)"));                                 // a top-level alternative
+  EXPECT_FALSE(split(".*a\\b(x)"));                                   // a word boundary looks back
+  EXPECT_FALSE(split(".*a(x)\\1"));                                   // a back reference
+  EXPECT_FALSE(split(".*(?i)a(x)"));                                  // a flag
+  EXPECT_FALSE(split(".*a^(x)"));
 }
 
 // A pattern is compiled when first used, once for all its copies; one that does not compile

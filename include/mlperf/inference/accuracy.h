@@ -26,6 +26,19 @@ struct AccuracyBound {
   double value = 0;    ///< the bound as the checker computes it (e.g. 44.4312 * 0.99)
 };
 
+/// A pattern `.*R` (most ACC_PATTERNs) split for a faster match of the same result: R
+/// without a trailing `.*`, and the literal text R starts with. re.match(".*R", line) takes
+/// the rightmost place where R matches (the greedy `.*` gives back one character at a
+/// time), and a trailing `.*` decides nothing, so R tried where that text occurs, rightmost
+/// first, gives the same group. Nothing where R could depend on what precedes it or the split
+/// is not exact: no leading `.*` (or a lazy one), a top-level `|`, flags, `^`, `\b`, `\B`,
+/// back references, lookarounds, or no leading literal text.
+struct LeadingAnySplit {
+  std::string rest;    ///< R (Python), its trailing `.*` removed
+  std::string prefix;  ///< the plain text every match of R starts with (not empty)
+};
+std::optional<LeadingAnySplit> split_leading_any(const std::string& python_pattern);
+
 /// A metric's pattern (ACC_PATTERN): the checker's Python text, its ECMAScript form, and a
 /// text every line it matches holds (required_literal), to pass over the other lines without
 /// running the regular expression. The expression is compiled when first used (once, by any
@@ -38,6 +51,7 @@ struct AccuracyPattern {
   std::string python;
   std::string ecmascript;
   std::string required;  ///< "" where the pattern has no such text
+  std::optional<LeadingAnySplit> split;  ///< split_leading_any(python)
 
   /// The compiled expression. Throws std::runtime_error when it does not compile.
   const std::regex& regex() const;
@@ -91,6 +105,7 @@ std::string python_regex_to_ecmascript(const std::string& pattern);
 /// is none, or where flags ((?i) ...) or a top-level alternation could change that. E.g.
 /// ".*'rouge1':\\s+'?([\\d.]+)'?.*" gives "'rouge1':".
 std::string required_literal(const std::string& python_pattern);
+
 
 /// The accuracy run of one scenario folder, as the checker judges it.
 struct AccuracyResult {
