@@ -117,8 +117,16 @@ void JsonText::write_value(const nlohmann::json& v) {
       return integer(v.get<std::uint64_t>());
     case nlohmann::json::value_t::string:
       return write_string(v.get_ref<const std::string&>());
-    case nlohmann::json::value_t::object:
     case nlohmann::json::value_t::array:
+      // A list of scalars (most lists the reports hold): no member in it can get a sibling,
+      // and it needs no stack of levels.
+      if (std::none_of(v.cbegin(), v.cend(), [](const nlohmann::json& e) { return e.is_structured(); })) {
+        open('[');
+        for (const auto& e : v) write_value(e);
+        return close(']');
+      }
+      [[fallthrough]];
+    case nlohmann::json::value_t::object:
       // Its own members' "_bytes" siblings, as inference_to_json has them: where one is due,
       // a copy gets them (add_exact_bytes sorts them in among the members), else none is made.
       if (needs_exact_bytes(v)) {
