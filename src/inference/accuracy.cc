@@ -5,6 +5,7 @@
 #include "mlperf/inference/folder_files.h"
 #include "mlperf/inference/loadgen_log.h"
 #include "mlperf/mllog/folder_listing.h"
+#include "mlperf/mllog/path_text.h"
 
 #include <algorithm>
 #include <mutex>
@@ -603,7 +604,7 @@ std::string required_literal(const std::string& p) {
 
 fs::path submitter_of_scenario(const fs::path& scenario_dir) {
   // <division>/<org>/results/<system>/<model>/<scenario>
-  return scenario_dir.parent_path().parent_path().parent_path().parent_path();
+  return path_ancestor(scenario_dir, 4);
 }
 
 std::map<std::string, std::string> read_model_mapping(const fs::path& org_dir) {

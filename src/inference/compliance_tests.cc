@@ -18,6 +18,7 @@
 #include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/folder_files.h"
 #include "mlperf/inference/loadgen_log.h"
+#include "mlperf/mllog/path_text.h"
 
 namespace mlperf::inference {
 
@@ -62,9 +63,9 @@ ComplianceRules ComplianceRules::load(const fs::path& file) {
 fs::path compliance_folder(const fs::path& scenario_dir, const RoundComplianceRules& rules) {
   if (rules.location != "compliance") return scenario_dir;
   // <division>/<org>/results/<system>/<model>/<scenario> → <division>/<org>/compliance/<system>/<model>/<scenario>
-  const fs::path model = scenario_dir.parent_path();
-  const fs::path system = model.parent_path();
-  const fs::path org = system.parent_path().parent_path();
+  const fs::path model = path_ancestor(scenario_dir, 1);
+  const fs::path system = path_ancestor(scenario_dir, 2);
+  const fs::path org = path_ancestor(scenario_dir, 4);
   return org / "compliance" / system.filename() / model.filename() / scenario_dir.filename();
 }
 

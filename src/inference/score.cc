@@ -427,12 +427,10 @@ fs::path normal_scenario_dir(const LoadgenRun& run) {
 void use_tree_listings(const LoadgenRun& run, const DirectoryResult& out, const std::string& round,
                        const InferenceData& inf, std::optional<FolderListings::Use>& use) {
   if (run.bare || out.division.empty() || !inf.submission.rounds.count(round)) return;
-  const fs::path submitter_dir = normal_scenario_dir(run).parent_path().parent_path().parent_path().parent_path();
+  const fs::path submitter_dir = path_ancestor(normal_scenario_dir(run), 4);
   const InferenceData::SubmissionTree& tree = inf.tree_of(submitter_dir, round);
   std::vector<fs::path> tops{submitter_dir};
-  if (!run.scenario_dir.filename().empty()) {
-    tops.push_back(run.scenario_dir.parent_path().parent_path().parent_path().parent_path());
-  }
+  if (!run.scenario_dir.filename().empty()) tops.push_back(path_ancestor(run.scenario_dir, 4));
   use.emplace(&tree.listings, std::move(tops));
 }
 
@@ -456,9 +454,9 @@ void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const
   const RoundSubmissionRules& rules = rr->second;
   const bool package = !rules.exceptions_stop_checker;  // v6.x: each check's failure invalidates the rows
   const fs::path scenario_dir = normal_scenario_dir(run);
-  const fs::path model_dir = scenario_dir.parent_path();
-  const fs::path system_dir = model_dir.parent_path();
-  const fs::path submitter_dir = system_dir.parent_path().parent_path();
+  const fs::path model_dir = path_ancestor(scenario_dir, 1);
+  const fs::path system_dir = path_ancestor(scenario_dir, 2);
+  const fs::path submitter_dir = path_ancestor(scenario_dir, 4);
   const std::string system = system_dir.filename().string();
   const std::string model_folder = model_dir.filename().string();
   const std::string scenario_folder = scenario_dir.filename().string();

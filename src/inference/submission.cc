@@ -3,6 +3,7 @@
 
 #include "mlperf/inference/submission.h"
 #include "mlperf/mllog/folder_listing.h"
+#include "mlperf/mllog/path_text.h"
 
 #include <new>
 #include <fmt/format.h>
@@ -821,16 +822,6 @@ struct TreeEntry {
   std::int64_t size = -1;  // a regular file's size as the walk found it (-1: not known)
 };
 
-// `folder`/`name` as std::filesystem::path's operator/ joins them (name: one plain part).
-std::string join_path(const std::string& folder, const std::string& name) {
-  std::string out;
-  out.reserve(folder.size() + 1 + name.size());
-  out.append(folder);
-  if (!folder.empty() && folder.back() != '/') out.push_back('/');
-  out.append(name);
-  return out;
-}
-
 // os.walk of `top` (symlinks to folders listed, not followed): every folder (itself included)
 // and every other entry. Paths are joined as text: a std::filesystem::path per entry (its
 // parts parsed, then taken apart again to be shown) cost more than listing the folders.
@@ -856,7 +847,7 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderLis
     std::vector<std::string> children;
     // Each entry's type as the listing gives it: a stat only for a link (or an unknown type).
     std::vector<FolderEntry> listed;
-    const fs::path folder(dir.path);
+    const std::string& folder = dir.path;
     const bool listed_whole = list_folder_with_sizes(folder, listed, ec);
     if (record && listed_whole) record->add(dir.path.substr(top.native().size()), listed);
     for (auto& e : listed) {
@@ -866,7 +857,7 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderLis
       if (is_dir && !link) {
         children.push_back(std::move(e.name));
       } else {
-        std::string p = join_path(dir.path, e.name);
+        std::string p = path_join(dir.path, e.name);
         std::string text = shown(p, e.name);
         out.push_back({std::move(p), std::move(text), std::move(e.name), is_dir, link, false, e.size});
       }
@@ -875,7 +866,7 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderLis
     // the folder itself is moved to the list.)
     std::sort(children.begin(), children.end());
     for (auto it = children.rbegin(); it != children.rend(); ++it) {
-      std::string p = join_path(dir.path, *it);
+      std::string p = path_join(dir.path, *it);
       std::string text = shown(p, *it);
       stack.push_back({std::move(p), std::move(text), std::move(*it)});
     }

@@ -1,5 +1,7 @@
 #include "mlperf/mllog/folder_listing.h"
 
+#include "mlperf/mllog/path_text.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,7 +16,7 @@ namespace mlperf {
 namespace {
 
 // The entry's own type: the listed one, else an lstat (DT_UNKNOWN). 0 when that fails.
-mode_t own_type(const FolderEntry& e, const std::filesystem::path& folder) {
+mode_t own_type(const FolderEntry& e, const std::string& folder) {
   switch (e.type) {
     case DT_REG: return S_IFREG;
     case DT_DIR: return S_IFDIR;
@@ -23,26 +25,24 @@ mode_t own_type(const FolderEntry& e, const std::filesystem::path& folder) {
     default: return S_IFIFO;  // a device, FIFO or socket: neither folder, file nor link
   }
   struct stat info {};
-  return ::lstat((folder / e.name).c_str(), &info) == 0 ? (info.st_mode & S_IFMT) : 0;
+  return ::lstat(path_join(folder, e.name).c_str(), &info) == 0 ? (info.st_mode & S_IFMT) : 0;
 }
 
 // The type with symbolic links followed; 0 when that fails.
-mode_t followed_type(const FolderEntry& e, const std::filesystem::path& folder) {
+mode_t followed_type(const FolderEntry& e, const std::string& folder) {
   const mode_t own = own_type(e, folder);
   if (own != S_IFLNK) return own;
   struct stat info {};
-  return ::stat((folder / e.name).c_str(), &info) == 0 ? (info.st_mode & S_IFMT) : 0;
+  return ::stat(path_join(folder, e.name).c_str(), &info) == 0 ? (info.st_mode & S_IFMT) : 0;
 }
 
 }  // namespace
 
-bool FolderEntry::is_directory(const std::filesystem::path& folder) const { return followed_type(*this, folder) == S_IFDIR; }
+bool FolderEntry::is_directory(const std::string& folder) const { return followed_type(*this, folder) == S_IFDIR; }
 
-bool FolderEntry::is_regular_file(const std::filesystem::path& folder) const {
-  return followed_type(*this, folder) == S_IFREG;
-}
+bool FolderEntry::is_regular_file(const std::string& folder) const { return followed_type(*this, folder) == S_IFREG; }
 
-bool FolderEntry::is_symlink(const std::filesystem::path& folder) const { return own_type(*this, folder) == S_IFLNK; }
+bool FolderEntry::is_symlink(const std::string& folder) const { return own_type(*this, folder) == S_IFLNK; }
 
 namespace {
 thread_local const FolderListings::Use* use_in_effect = nullptr;
@@ -79,9 +79,8 @@ namespace {
 
 // One getdents64 pass over `folder`; with `sizes`, an fstatat (links followed) of each entry
 // that may be a regular file.
-bool read_folder(const std::filesystem::path& folder, std::vector<FolderEntry>& entries, std::error_code& error,
-                 bool sizes) {
-  const int fd = ::openat(AT_FDCWD, folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+bool read_folder(const char* folder, std::vector<FolderEntry>& entries, std::error_code& error, bool sizes) {
+  const int fd = ::openat(AT_FDCWD, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     error = std::error_code(errno, std::generic_category());
     return false;
@@ -122,13 +121,12 @@ bool list_folder(const std::filesystem::path& folder, std::vector<FolderEntry>& 
       return true;
     }
   }
-  return read_folder(folder, entries, error, false);
+  return read_folder(folder.c_str(), entries, error, false);
 }
 
-bool list_folder_with_sizes(const std::filesystem::path& folder, std::vector<FolderEntry>& entries,
-                            std::error_code& error) {
+bool list_folder_with_sizes(const std::string& folder, std::vector<FolderEntry>& entries, std::error_code& error) {
   error.clear();
-  return read_folder(folder, entries, error, true);
+  return read_folder(folder.c_str(), entries, error, true);
 }
 
 std::set<std::string> folders_in(const std::filesystem::path& folder) {

@@ -27,10 +27,15 @@ struct FolderEntry {
   /// What std::filesystem::directory_entry answers for it below `folder`, symbolic links
   /// followed: the listed type where it is not a link nor unknown, else a stat of the path
   /// (false when that fails, as for a broken link).
-  bool is_directory(const std::filesystem::path& folder) const;
-  bool is_regular_file(const std::filesystem::path& folder) const;
+  bool is_directory(const std::filesystem::path& folder) const { return is_directory(folder.native()); }
+  bool is_regular_file(const std::filesystem::path& folder) const { return is_regular_file(folder.native()); }
   /// Whether the entry itself is a symbolic link (an lstat where the type is unknown).
-  bool is_symlink(const std::filesystem::path& folder) const;
+  bool is_symlink(const std::filesystem::path& folder) const { return is_symlink(folder.native()); }
+  /// The same for a folder given as its path's text (no std::filesystem::path made: one per
+  /// folder of a submission's walk cost more than listing it).
+  bool is_directory(const std::string& folder) const;
+  bool is_regular_file(const std::string& folder) const;
+  bool is_symlink(const std::string& folder) const;
 };
 
 /// Listings made once and read again: the inference stage walks a submitter's whole tree
@@ -84,8 +89,11 @@ bool list_folder(const std::filesystem::path& folder, std::vector<FolderEntry>& 
 
 /// As list_folder, with each regular file's size (FolderEntry::size), taken with one fstatat
 /// relative to the open folder rather than a look-up of its whole path. Always lists anew.
-bool list_folder_with_sizes(const std::filesystem::path& folder, std::vector<FolderEntry>& entries,
-                            std::error_code& error);
+bool list_folder_with_sizes(const std::string& folder, std::vector<FolderEntry>& entries, std::error_code& error);
+inline bool list_folder_with_sizes(const std::filesystem::path& folder, std::vector<FolderEntry>& entries,
+                                   std::error_code& error) {
+  return list_folder_with_sizes(folder.native(), entries, error);
+}
 
 /// The names of the folders in `folder` (links to folders counted, as os.path.isdir does),
 /// sorted; those listed before an error when it cannot be read whole. Never throws except

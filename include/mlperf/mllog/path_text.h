@@ -2,6 +2,8 @@
 // Absolute, normal paths handled as text ("/a/b/c"), where building std::filesystem::path
 // objects (a heap list of components each) would cost more than the work on a hot path.
 
+#include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace mlperf {
@@ -19,6 +21,34 @@ inline std::string_view path_parent(std::string_view path) {
   const std::size_t slash = path.rfind('/');
   if (slash == std::string_view::npos) return {};
   return slash == 0 ? path.substr(0, 1) : path.substr(0, slash);
+}
+
+/// `folder`/`name` as std::filesystem::path's operator/ joins a folder and one plain name
+/// (no separator added after a trailing one, none before a name in "").
+inline std::string path_join(std::string_view folder, std::string_view name) {
+  std::string out;
+  out.reserve(folder.size() + 1 + name.size());
+  out.append(folder);
+  if (!folder.empty() && folder.back() != '/') out.push_back('/');
+  out.append(name);
+  return out;
+}
+
+/// `path` with parent_path() applied `levels` times. Where the text has no "//" and no
+/// trailing separator (other than the root "/" itself), cut as text, one path made for the
+/// result: each parent_path() of a long path splits and allocates all its components.
+/// Otherwise by parent_path() itself.
+inline std::filesystem::path path_ancestor(const std::filesystem::path& path, unsigned levels) {
+  const std::string& text = path.native();
+  const bool plain = text.find("//") == std::string::npos && (text.size() <= 1 || text.back() != '/');
+  if (!plain) {
+    std::filesystem::path p = path;
+    for (unsigned i = 0; i < levels; ++i) p = p.parent_path();
+    return p;
+  }
+  std::string_view p = text;
+  for (unsigned i = 0; i < levels; ++i) p = path_parent(p);
+  return std::filesystem::path(std::string(p));
 }
 
 }  // namespace mlperf

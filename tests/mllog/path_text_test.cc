@@ -1,0 +1,50 @@
+// Tests of the path helpers that work on a path's text (mllog/path_text.h): each gives what
+// std::filesystem::path gives for the same path, spelled every way a user may spell it.
+
+#include "mlperf/mllog/path_text.h"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace mlperf {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string>& spellings() {
+  static const std::vector<std::string> paths = {
+      "", "/", "a", "/a", "a/b", "/a/b/c", "/a/b/c/", "a//b", "//a/b", "/a/./b", "./a", "../a/b", "/a/b/..",
+      ".", "..", "/closed/AMD/results/8xMI300X/llama2-70b-99/Offline", "closed/AMD/results/s/m/Server/",
+      "/x/y z/w"};
+  return paths;
+}
+
+TEST(PathText, AncestorIsParentPathAppliedThatOften) {
+  for (const auto& text : spellings()) {
+    fs::path want = text;
+    for (unsigned levels = 0; levels <= 7; ++levels) {
+      EXPECT_EQ(path_ancestor(fs::path(text), levels).native(), want.native()) << "'" << text << "' up " << levels;
+      want = want.parent_path();
+    }
+  }
+}
+
+TEST(PathText, JoinIsTheSlashOperatorForOneName) {
+  for (const auto& folder : spellings()) {
+    for (const std::string name : {"x", "file.txt", "a b", ".hidden"}) {
+      EXPECT_EQ(path_join(folder, name), (fs::path(folder) / name).native()) << "'" << folder << "' / " << name;
+    }
+  }
+}
+
+TEST(PathText, ParentAndNameOfNormalAbsolutePaths) {
+  for (const std::string text : {"/", "/a", "/a/b", "/closed/AMD/results/s"}) {
+    EXPECT_EQ(std::string(path_parent(text)), fs::path(text).parent_path().native()) << text;
+    EXPECT_EQ(std::string(path_name(text)), fs::path(text).filename().native()) << text;
+  }
+}
+
+}  // namespace
+}  // namespace mlperf
