@@ -1,4 +1,5 @@
-// The official compliance configs: loading (yaml-cpp) and applying them to one log.
+// The official compliance configs: loading (libyaml, the parser PyYAML uses) and applying
+// them to one log.
 
 #include "mlperf/compliance/rules.h"
 
@@ -15,7 +16,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
+#include <yaml.h>
 
 #include "mlperf/mllog/mllog.h"
 #include "mlperf/mllog/thread_cache.h"
@@ -113,29 +114,106 @@ Requirement parse_requirement(const std::string& text, const std::string& where)
   return r;
 }
 
+// A config file's YAML as libyaml loads it (yaml_parser_load, one document): nodes read in
+// place. yaml-cpp took 24 M instructions to load a ruleset's 19 files, more than scoring a
+// directory of logs; libyaml, the parser PyYAML (the official checker) uses, takes a tenth.
+class YamlDocument {
+ public:
+  // Throws std::runtime_error naming `name` and the line where the text is not YAML.
+  YamlDocument(std::string_view text, const std::string& name) {
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) throw std::bad_alloc();
+    yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+    const bool loaded = yaml_parser_load(&parser, &doc_) != 0;
+    std::string problem;
+    if (!loaded) {
+      if (parser.error == YAML_MEMORY_ERROR) {
+        yaml_parser_delete(&parser);
+        throw std::bad_alloc();
+      }
+      problem = fmt::format("{}: not YAML: {}{} (line {}, column {})", name, parser.problem ? parser.problem : "error",
+                            parser.context ? fmt::format(" {}", parser.context) : std::string(),
+                            parser.problem_mark.line + 1, parser.problem_mark.column + 1);
+    }
+    yaml_parser_delete(&parser);
+    if (!loaded) throw std::runtime_error(problem);
+  }
+  ~YamlDocument() { yaml_document_delete(&doc_); }
+  YamlDocument(const YamlDocument&) = delete;
+  YamlDocument& operator=(const YamlDocument&) = delete;
+
+  // The root node, or nullptr for an empty document.
+  const yaml_node_t* root() { return yaml_document_get_root_node(&doc_); }
+  const yaml_node_t* node(int id) { return yaml_document_get_node(&doc_, id); }
+
+  static bool is_scalar(const yaml_node_t* n) { return n && n->type == YAML_SCALAR_NODE; }
+  static bool is_sequence(const yaml_node_t* n) { return n && n->type == YAML_SEQUENCE_NODE; }
+  static bool is_mapping(const yaml_node_t* n) { return n && n->type == YAML_MAPPING_NODE; }
+  static std::size_t line(const yaml_node_t* n) { return n ? n->start_mark.line + 1 : 0; }
+  // A plain null (~, null, Null, NULL or nothing), as PyYAML resolves it.
+  static bool is_null(const yaml_node_t* n) {
+    if (!n) return true;
+    if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) return false;
+    const std::string_view v = text_of(n);
+    return v.empty() || v == "~" || v == "null" || v == "Null" || v == "NULL";
+  }
+  static std::string_view text_of(const yaml_node_t* n) {
+    return {reinterpret_cast<const char*>(n->data.scalar.value), n->data.scalar.length};
+  }
+  // A scalar's text. Throws std::runtime_error at `where` for anything else.
+  static std::string text(const yaml_node_t* n, const std::string& where) {
+    if (!is_scalar(n)) throw std::runtime_error(fmt::format("{} (line {}): not text", where, line(n)));
+    return std::string(text_of(n));
+  }
+  // The items of a sequence, the key/value pairs of a mapping, in file order.
+  std::vector<const yaml_node_t*> items(const yaml_node_t* n) {
+    std::vector<const yaml_node_t*> out;
+    for (const yaml_node_item_t* i = n->data.sequence.items.start; i < n->data.sequence.items.top; ++i) out.push_back(node(*i));
+    return out;
+  }
+  std::vector<std::pair<const yaml_node_t*, const yaml_node_t*>> pairs(const yaml_node_t* n) {
+    std::vector<std::pair<const yaml_node_t*, const yaml_node_t*>> out;
+    if (!is_mapping(n)) return out;
+    for (const yaml_node_pair_t* p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; ++p) {
+      out.emplace_back(node(p->key), node(p->value));
+    }
+    return out;
+  }
+  // The value of the member whose key is the text `key` (the first such), or nullptr.
+  const yaml_node_t* member(const yaml_node_t* n, std::string_view key) {
+    for (const auto& [k, v] : pairs(n)) {
+      if (is_scalar(k) && text_of(k) == key) return v;
+    }
+    return nullptr;
+  }
+
+ private:
+  yaml_document_t doc_{};
+};
+
 // CHECK-like fields hold one expression or a list of them.
-std::vector<Expr> expressions(const YAML::Node& node, const std::string& where) {
+std::vector<Expr> expressions(YamlDocument& doc, const yaml_node_t* node, const std::string& where) {
   std::vector<Expr> out;
-  auto add = [&](const YAML::Node& n) {
+  auto add = [&](const yaml_node_t* n) {
     try {
-      out.push_back(Expr::parse(n.as<std::string>()));
+      out.push_back(Expr::parse(YamlDocument::text(n, where)));
     } catch (const PySyntaxError& e) {
-      throw std::runtime_error(fmt::format("{} (line {}): {}", where, n.Mark().line + 1, e.what()));
+      throw std::runtime_error(fmt::format("{} (line {}): {}", where, YamlDocument::line(n), e.what()));
     }
   };
-  if (node.IsSequence()) {
-    for (const auto& n : node) add(n);
+  if (YamlDocument::is_sequence(node)) {
+    for (const yaml_node_t* n : doc.items(node)) add(n);
   } else {
     add(node);
   }
   return out;
 }
 
-Code code(const YAML::Node& node, const std::string& where) {
+Code code(const yaml_node_t* node, const std::string& where) {
   try {
-    return Code::parse(node.as<std::string>());
+    return Code::parse(YamlDocument::text(node, where));
   } catch (const PySyntaxError& e) {
-    throw std::runtime_error(fmt::format("{} (line {}): {}", where, node.Mark().line + 1, e.what()));
+    throw std::runtime_error(fmt::format("{} (line {}): {}", where, YamlDocument::line(node), e.what()));
   }
 }
 
@@ -167,23 +245,22 @@ ConfigFile parse_config(std::string_view yaml_text, const std::string& name) {
   config.name = name;
   std::string base = fs::path(name).filename().string();
   config.division = base.starts_with("closed_") ? "closed" : base.starts_with("open_") ? "open" : "";
-  YAML::Node doc;
-  try {
-    doc = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::Exception& e) {
-    throw std::runtime_error(fmt::format("{}: {}", name, e.what()));
-  }
-  if (doc.IsNull()) return config;
-  if (!doc.IsSequence()) throw std::runtime_error(fmt::format("{}: not a list of records", name));
-  for (const auto& record : doc) {
-    if (!record.IsMap() || record.size() != 1) {
-      throw std::runtime_error(fmt::format("{} (line {}): a record must be one of KEY, BEGIN, END", name, record.Mark().line + 1));
+  YamlDocument doc(yaml_text, name);
+  const yaml_node_t* root = doc.root();
+  if (YamlDocument::is_null(root)) return config;
+  if (!YamlDocument::is_sequence(root)) throw std::runtime_error(fmt::format("{}: not a list of records", name));
+  for (const yaml_node_t* record : doc.items(root)) {
+    const auto members = doc.pairs(record);
+    if (!YamlDocument::is_mapping(record) || members.size() != 1) {
+      throw std::runtime_error(
+          fmt::format("{} (line {}): a record must be one of KEY, BEGIN, END", name, YamlDocument::line(record)));
     }
-    std::string kind = record.begin()->first.as<std::string>();
-    const YAML::Node body = record.begin()->second;  // a handle: the iterator is a temporary
+    std::string kind = YamlDocument::text(members.front().first, name);
+    const yaml_node_t* body = members.front().second;
     std::string where = fmt::format("{} {}", name, kind);
     if (kind == "BEGIN") {
-      std::string text = body["CODE"] ? body["CODE"].as<std::string>() : "";
+      const yaml_node_t* code_node = doc.member(body, "CODE");
+      std::string text = code_node ? YamlDocument::text(code_node, where) : "";
       if (text.find("loglines") != std::string::npos) {
         if (text.find("aggregated_eval_accuracy") == std::string::npos) {
           throw std::runtime_error(fmt::format("{}: BEGIN code that rewrites loglines is not supported", name));
@@ -197,39 +274,42 @@ ConfigFile parse_config(std::string_view yaml_text, const std::string& name) {
           }
         }
       } else {
-        config.begin = code(body["CODE"], where);
+        if (!code_node) throw std::runtime_error(fmt::format("{} (line {}): BEGIN without CODE", name, YamlDocument::line(body)));
+        config.begin = code(code_node, where);
       }
     } else if (kind == "KEY") {
       KeyRule rule;
-      if (!body["NAME"]) throw std::runtime_error(fmt::format("{} (line {}): KEY without NAME", name, body.Mark().line + 1));
-      rule.name = trim(body["NAME"].as<std::string>());
+      const yaml_node_t* name_node = doc.member(body, "NAME");
+      if (!name_node) throw std::runtime_error(fmt::format("{} (line {}): KEY without NAME", name, YamlDocument::line(body)));
+      rule.name = trim(YamlDocument::text(name_node, where));
       rule.first_line_only = rule.name.find("submission_") != std::string::npos;
       where = fmt::format("{} KEY {}", name, rule.name);
-      for (const auto& field : body) {
-        std::string f = field.first.as<std::string>();
+      for (const auto& [field_key, value] : doc.pairs(body)) {
+        std::string f = YamlDocument::text(field_key, where);
         if (f == "NAME") continue;
-        if (f == "REQ") rule.req = parse_requirement(trim(field.second.as<std::string>()), where);
-        else if (f == "CHECK") rule.checks = expressions(field.second, where + " CHECK");
-        else if (f == "FIRST_CHECK") rule.first_checks = expressions(field.second, where + " FIRST_CHECK");
+        if (f == "REQ") rule.req = parse_requirement(trim(YamlDocument::text(value, where)), where);
+        else if (f == "CHECK") rule.checks = expressions(doc, value, where + " CHECK");
+        else if (f == "FIRST_CHECK") rule.first_checks = expressions(doc, value, where + " FIRST_CHECK");
         else if (f == "ATLEAST_ONE_CHECK") {
-          auto e = expressions(field.second, where + " ATLEAST_ONE_CHECK");
+          auto e = expressions(doc, value, where + " ATLEAST_ONE_CHECK");
           if (e.size() != 1) throw std::runtime_error(where + ": ATLEAST_ONE_CHECK must be one expression");
           rule.atleast_one_check = e[0];
-        } else if (f == "PRE") rule.pre = code(field.second, where + " PRE");
-        else if (f == "POST") rule.post = code(field.second, where + " POST");
+        } else if (f == "PRE") rule.pre = code(value, where + " PRE");
+        else if (f == "POST") rule.post = code(value, where + " POST");
         else throw std::runtime_error(fmt::format("{}: unknown field {}", where, f));
       }
       config.keys.push_back(std::move(rule));
       config.build_index();
     } else if (kind == "END") {
-      for (const auto& field : body) {
-        std::string f = field.first.as<std::string>();
-        if (f == "PRE") config.end_pre = code(field.second, where + " PRE");
-        else if (f == "CHECK") config.end_checks = expressions(field.second, where + " CHECK");
+      for (const auto& [field_key, value] : doc.pairs(body)) {
+        std::string f = YamlDocument::text(field_key, where);
+        if (f == "PRE") config.end_pre = code(value, where + " PRE");
+        else if (f == "CHECK") config.end_checks = expressions(doc, value, where + " CHECK");
         else throw std::runtime_error(fmt::format("{}: unknown field {}", where, f));
       }
     } else {
-      throw std::runtime_error(fmt::format("{} (line {}): unsupported record {}", name, record.Mark().line + 1, kind));
+      throw std::runtime_error(
+          fmt::format("{} (line {}): unsupported record {}", name, YamlDocument::line(record), kind));
     }
   }
   find_enqueue_rules(config);

@@ -83,7 +83,7 @@ TEST(DebPackageTest, DebHoldsTheRuntimeFilesAndItsUnpackedBinaryScoresTheExample
   EXPECT_NE(field(deb, "Description").find("MLPerf"), std::string::npos);
   // Depends: the shared libraries the binary links (dpkg-shlibdeps), runtime packages only.
   const std::string depends = field(deb, "Depends");
-  for (const char* lib : {"libc6 (>=", "libstdc++6 (>=", "libfmt", "libyaml-cpp"}) {
+  for (const char* lib : {"libc6 (>=", "libstdc++6 (>=", "libfmt", "libyaml-0-2"}) {
     EXPECT_NE(depends.find(lib), std::string::npos) << lib << " not in Depends: " << depends;
   }
   for (const char* build_only : {"-dev", "g++", "cmake", "chromium", "gtest", "benchmark"}) {

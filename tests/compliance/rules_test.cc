@@ -79,6 +79,68 @@ class RulesTest : public ::testing::Test {
 // What a line's key has rules for is kept per thread for the scanner shape, from log to log:
 // logs read by one scanner under two libraries in turn (one has a rule for `step`, the other
 // none) are each judged by their own library's rules.
+// Config files read as PyYAML reads them (libyaml): scalar styles, a list or one expression,
+// an empty or null document; text that is no YAML, or records of the wrong form, fail naming
+// the file and the line.
+TEST(ConfigYaml, ScalarsListsAndErrorsAsPyYamlReadsThem) {
+  const ConfigFile c = parse_config(R"(- BEGIN:
+    CODE: >
+        s.update({'a': 1})
+- KEY:
+    NAME:  opt_name 
+    REQ:   AT_LEAST(2)
+    CHECK:
+        - "v['value'] in ['sgd',
+           'lamb']"
+        - 'v["value"] != ''x'''
+    POST: |
+        s['n'] = 1
+        s['m'] = 2
+- KEY:
+    NAME: eval_accuracy
+    REQ: AT_LEAST_ONE
+    ATLEAST_ONE_CHECK: v['value'] < 1.0
+      and v['value'] > 0.0
+- END:
+    CHECK: s['n'] == 1
+)",
+                                    "training_9.9.9/closed_x.yaml");
+  ASSERT_EQ(c.keys.size(), 2u);
+  EXPECT_EQ(c.division, "closed");
+  ASSERT_TRUE(c.begin);
+  EXPECT_EQ(c.begin->text(), "s.update({'a': 1})");  // code is kept without its last newline
+  EXPECT_EQ(c.keys[0].name, "opt_name");
+  EXPECT_EQ(c.keys[0].req.kind, Requirement::kAtLeast);
+  EXPECT_EQ(c.keys[0].req.at_least, 2);
+  ASSERT_EQ(c.keys[0].checks.size(), 2u);
+  EXPECT_EQ(c.keys[0].checks[0].text(), "v['value'] in ['sgd', 'lamb']");  // the line break folded
+  EXPECT_EQ(c.keys[0].checks[1].text(), "v[\"value\"] != 'x'");
+  ASSERT_TRUE(c.keys[0].post);
+  EXPECT_EQ(c.keys[0].post->text(), "s['n'] = 1\ns['m'] = 2");
+  ASSERT_TRUE(c.keys[1].atleast_one_check);
+  EXPECT_EQ(c.keys[1].atleast_one_check->text(), "v['value'] < 1.0 and v['value'] > 0.0");
+  ASSERT_EQ(c.end_checks.size(), 1u);
+
+  EXPECT_TRUE(parse_config("", "training_9.9.9/empty.yaml").keys.empty());
+  EXPECT_TRUE(parse_config("~\n", "training_9.9.9/null.yaml").keys.empty());
+  auto error = [](const std::string& text) {
+    try {
+      parse_config(text, "training_9.9.9/bad.yaml");
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string not_yaml = error("- KEY:\n    NAME: [x\n");
+  EXPECT_EQ(not_yaml.rfind("training_9.9.9/bad.yaml: not YAML: ", 0), 0u) << not_yaml;
+  EXPECT_NE(not_yaml.find("(line 3, column 1)"), std::string::npos) << not_yaml;
+  EXPECT_EQ(error("KEY: x\n"), "training_9.9.9/bad.yaml: not a list of records");
+  EXPECT_EQ(error("- KEY:\n    REQ: OPTIONAL\n"), "training_9.9.9/bad.yaml (line 2): KEY without NAME");
+  EXPECT_EQ(error("- KEY: {NAME: a}\n  END: {}\n"),
+            "training_9.9.9/bad.yaml (line 1): a record must be one of KEY, BEGIN, END");
+  EXPECT_EQ(error("- KEY:\n    NAME: [a, b]\n"), "training_9.9.9/bad.yaml KEY (line 2): not text");
+}
+
 TEST_F(RulesTest, KeyIdsKeptForAShapeFollowTheLibraryOfEachLog) {
   config("common", R"(
 - KEY:
