@@ -15,17 +15,17 @@ DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data
   return score_training_directory(dir, data, options);
 }
 
-std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
+std::vector<DirectoryResult> score_directories(std::vector<BenchmarkDir> dirs, const DataContext& data,
                                                const ScoreOptions& options) {
   std::vector<std::size_t> training;   // indices into dirs
   std::vector<std::size_t> inference;  // indices into dirs
   for (std::size_t i = 0; i < dirs.size(); ++i) (dirs[i].loadgen ? inference : training).push_back(i);
-  if (inference.empty()) return score_training_directories(dirs, data, options);  // no copy of the directories
+  if (inference.empty()) return score_training_directories(std::move(dirs), data, options);
   std::vector<BenchmarkDir> training_dirs;
-  for (std::size_t i : training) training_dirs.push_back(dirs[i]);
+  for (std::size_t i : training) training_dirs.push_back(std::move(dirs[i]));
   std::vector<DirectoryResult> results(dirs.size());
   if (!training_dirs.empty()) {
-    std::vector<DirectoryResult> scored = score_training_directories(training_dirs, data, options);
+    std::vector<DirectoryResult> scored = score_training_directories(std::move(training_dirs), data, options);
     for (std::size_t k = 0; k < training.size(); ++k) results[training[k]] = std::move(scored[k]);
   }
   parallel_for(inference.size(), default_threads(), [&](std::size_t k) {
@@ -65,7 +65,7 @@ void score_directories_in_batches(const BenchmarkDirFeed& feed, const DataContex
       }
       options.compliance_rules = rules ? &*rules : nullptr;
     }
-    std::vector<DirectoryResult> results = score_directories(batch, data, options);
+    std::vector<DirectoryResult> results = score_directories(std::move(batch), data, options);
     batch.clear();
     files = 0;
     consume(results);

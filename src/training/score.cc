@@ -569,10 +569,13 @@ void score_weak_directory(const BenchmarkFacts* facts, DirectoryResult& out) {
 
 // score_training_directory with the runs score_training_directories read ahead (null: read
 // them here): the steps above, in order.
-DirectoryResult score_directory_with(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options,
+DirectoryResult score_directory_with(BenchmarkDir given, const DataContext& data, const ScoreOptions& options,
                                      ReadAhead* ahead) {
   DirectoryResult out;
-  out.dir = dir;
+  // Moved in, read from the result: a directory's file list (every path of a 100,000-run
+  // folder) is held once, not by the input and by its result.
+  out.dir = std::move(given);
+  const BenchmarkDir& dir = out.dir;
   choose_ruleset(dir, data, options, out);
   read_logs(dir, data, options, ahead, out);
   const std::set<std::string> benchmarks = agree_on_benchmark_and_division(out);
@@ -669,13 +672,13 @@ compliance::RuleLibrary load_compliance_rules(const std::vector<BenchmarkDir>& d
 DirectoryResult score_training_directory(const BenchmarkDir& dir, const DataContext& data,
                                          const ScoreOptions& options) {
   SummarizerRules rules = with_compliance_rules({dir}, data, options);
-  DirectoryResult result = score_directory_with(dir, data, rules.options, nullptr);
+  DirectoryResult result = score_directory_with(BenchmarkDir(dir), data, rules.options, nullptr);
   if (!rules.problem.empty()) result.warnings.push_back(rules.problem);
   return result;
 }
 
-std::vector<DirectoryResult> score_training_directories(const std::vector<BenchmarkDir>& dirs,
-                                                        const DataContext& data, const ScoreOptions& given_options) {
+std::vector<DirectoryResult> score_training_directories(std::vector<BenchmarkDir> dirs, const DataContext& data,
+                                                        const ScoreOptions& given_options) {
   SummarizerRules rules = with_compliance_rules(dirs, data, given_options);
   const ScoreOptions& options = rules.options;
   const unsigned threads = default_threads();
@@ -726,7 +729,7 @@ std::vector<DirectoryResult> score_training_directories(const std::vector<Benchm
   // 2. Score each directory from its runs; results in the order given.
   std::vector<DirectoryResult> results(dirs.size());
   parallel_for(dirs.size(), threads, [&](std::size_t d) {
-    results[d] = score_directory_with(dirs[d], data, options, &ahead[d]);
+    results[d] = score_directory_with(std::move(dirs[d]), data, options, &ahead[d]);
     if (!rules.problem.empty()) results[d].warnings.push_back(rules.problem);
     ahead[d] = ReadAhead{};
   });

@@ -21,8 +21,9 @@ DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data
 
 /// Scores many directories of either kind: the training directories through
 /// score_training_directories (one pool reading every result file), the inference scenario
-/// folders on a small thread pool; results in the order given.
-std::vector<DirectoryResult> score_directories(const std::vector<BenchmarkDir>& dirs, const DataContext& data,
+/// folders on a small thread pool; results in the order given. The training directories are
+/// moved into their results (pass an rvalue to spare the copy).
+std::vector<DirectoryResult> score_directories(std::vector<BenchmarkDir> dirs, const DataContext& data,
                                                const ScoreOptions& options);
 
 /// How many result files score_directories_in_batches scores at once, at most (a directory

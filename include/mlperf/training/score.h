@@ -146,8 +146,10 @@ DirectoryResult score_training_directory(const BenchmarkDir& dir, const DataCont
 
 /// Scores many training directories (none with `loadgen` set): every result file of every
 /// directory read on one small thread pool (the biggest first), then each directory scored;
-/// results in the order given.
-std::vector<DirectoryResult> score_training_directories(const std::vector<BenchmarkDir>& dirs,
-                                                        const DataContext& data, const ScoreOptions& options);
+/// results in the order given. Each directory is moved into its result (DirectoryResult::dir):
+/// pass the vector as an rvalue where it is not needed afterwards, and the file lists are
+/// never held twice.
+std::vector<DirectoryResult> score_training_directories(std::vector<BenchmarkDir> dirs, const DataContext& data,
+                                                        const ScoreOptions& options);
 
 }  // namespace mlperf
