@@ -51,8 +51,7 @@ std::shared_ptr<const std::vector<RcpRecord>> DataContext::rcps(const BenchmarkF
   std::vector<RcpRecord> records;
   std::error_code ec;
   if (fs::exists(file, ec)) {
-    records = load_rcp_table(file, benchmark.name, benchmark.rcp_samples_key, benchmark.olympic_drop,
-                             benchmark.required_runs);
+    records = load_rcp_table(file, benchmark.rcp_samples_key, benchmark.olympic_drop, benchmark.required_runs);
   }
   auto shared = std::make_shared<const std::vector<RcpRecord>>(std::move(records));
   std::lock_guard lock(mutex_);

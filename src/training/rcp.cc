@@ -274,9 +274,7 @@ RcpRecord make_rcp_record(std::string name, std::string benchmark, long long bat
   return r;
 }
 
-std::vector<RcpRecord> load_rcp_table(const std::filesystem::path& file,
-                                      const std::string& benchmark,
-                                      const std::string& samples_key, int drop,
+std::vector<RcpRecord> load_rcp_table(const std::filesystem::path& file, const std::string& samples_key, int drop,
                                       int required_runs) {
   std::ifstream in(file, std::ios::binary);
   if (!in) file_error(file, "cannot be opened");

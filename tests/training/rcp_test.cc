@@ -451,7 +451,7 @@ TEST_F(LoadRcpTable, ReadsSamplesKeyKeepsEveryRecordOfTheFileAndSortsByBatchSize
     "lora_ref_16": {"Benchmark": "lora", "BS": 16, "Hyperparams": {},
                     "samples to converge": [110, 90, 100, 100, 100]}
   })");
-  const auto records = load_rcp_table(file, "lora", "samples to converge", 1, 10);
+  const auto records = load_rcp_table(file, "samples to converge", 1, 10);
   ASSERT_EQ(records.size(), 3u);
   EXPECT_EQ(records[0].name, "sd_ref_8");
   EXPECT_EQ(records[0].benchmark, "sd");
@@ -475,7 +475,7 @@ TEST_F(LoadRcpTable, EqualBatchSizesKeepFileOrder) {
     "z": {"Benchmark": "x", "BS": 32, "Hyperparams": {}, "Epochs to converge": [1, 2, 3]},
     "a": {"Benchmark": "x", "BS": 32, "Hyperparams": {}, "Epochs to converge": [4, 5, 6]}
   })");
-  const auto records = load_rcp_table(file, "x", "Epochs to converge", 1, 10);
+  const auto records = load_rcp_table(file, "Epochs to converge", 1, 10);
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[0].name, "z");
   EXPECT_EQ(records[1].name, "a");
@@ -484,7 +484,7 @@ TEST_F(LoadRcpTable, EqualBatchSizesKeepFileOrder) {
 TEST_F(LoadRcpTable, MalformedJsonThrowsNamingTheFile) {
   const auto file = write("rcps_broken.json", "{ \"r\": {\"Benchmark\": ");
   try {
-    load_rcp_table(file, "x", "Epochs to converge", 1, 10);
+    load_rcp_table(file, "Epochs to converge", 1, 10);
     FAIL() << "expected std::runtime_error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("rcps_broken.json"), std::string::npos) << e.what();
@@ -496,7 +496,7 @@ TEST_F(LoadRcpTable, MissingListThrowsNamingTheFile) {
     "r": {"Benchmark": "x", "BS": 32, "Hyperparams": {}, "samples to converge": [1, 2, 3]}
   })");
   try {
-    load_rcp_table(file, "x", "Epochs to converge", 1, 10);
+    load_rcp_table(file, "Epochs to converge", 1, 10);
     FAIL() << "expected std::runtime_error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("rcps_nolist.json"), std::string::npos) << e.what();
@@ -506,7 +506,7 @@ TEST_F(LoadRcpTable, MissingListThrowsNamingTheFile) {
 TEST_F(LoadRcpTable, MissingFileThrowsNamingTheFile) {
   const auto file = dir_ / "rcps_absent.json";
   try {
-    load_rcp_table(file, "x", "Epochs to converge", 1, 10);
+    load_rcp_table(file, "Epochs to converge", 1, 10);
     FAIL() << "expected std::runtime_error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("rcps_absent.json"), std::string::npos) << e.what();

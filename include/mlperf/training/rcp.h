@@ -41,9 +41,7 @@ RcpRecord make_rcp_record(std::string name, std::string benchmark, long long bat
 /// The list is read from `samples_key` ("Epochs to converge" or "samples to converge").
 /// Records are returned sorted by batch size.
 /// Throws std::runtime_error naming the file when it cannot be read or parsed.
-std::vector<RcpRecord> load_rcp_table(const std::filesystem::path& file,
-                                      const std::string& benchmark,
-                                      const std::string& samples_key, int drop,
+std::vector<RcpRecord> load_rcp_table(const std::filesystem::path& file, const std::string& samples_key, int drop,
                                       int required_runs);
 
 /// The pruned set (§4.4): sorted by BS, records with a smaller BS than the record of the
