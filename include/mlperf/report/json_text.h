@@ -36,26 +36,15 @@ class JsonText {
   /// The key of the next member of the object open: one of our own names (nothing to escape).
   /// `name` must stay alive until the member's value is written (the reports pass literals).
   void key(std::string_view name) {
-    // The line break, indent, quoted name and ": " composed on the stack and appended at once
-    // (a member is mostly this text: four appends each cost more than the bytes).
-    char text[192];
-    const std::size_t indent = base_ + 2 * depth_;
-    if (!pending_value_ && depth_ > 0 && indent + name.size() + 6 <= sizeof text) {
-      const std::size_t comma = first_.back() ? 0 : 1;
-      first_.back() = false;
-      char* p = text;
-      if (comma) *p++ = ',';
-      *p++ = '\n';
-      std::memset(p, ' ', indent);
-      p += indent;
-      *p++ = '"';
-      std::memcpy(p, name.data(), name.size());
-      p += name.size();
-      std::memcpy(p, "\": ", 3);
-      p += 3;
-      out_.append(text, static_cast<std::size_t>(p - text));
+    item();  // the comma, line break and indent: one append
+    // The quoted name and ": " in one append more where they fit on the stack.
+    char text[128];
+    if (name.size() + 4 <= sizeof text) {
+      text[0] = '"';
+      std::memcpy(text + 1, name.data(), name.size());
+      std::memcpy(text + 1 + name.size(), "\": ", 3);
+      out_.append(text, name.size() + 4);
     } else {
-      item();
       out_.push_back('"');
       out_.append(name.data(), name.size());
       out_.append("\": ", 3);
