@@ -170,9 +170,10 @@ class JsonText {
       return PyValue(l);
     }
     if (c == '"') return PyValue(string());
-    if (t_.compare(at_, 4, "true") == 0) return at_ += 4, PyValue(true);
-    if (t_.compare(at_, 5, "false") == 0) return at_ += 5, PyValue(false);
-    if (t_.compare(at_, 4, "null") == 0) return at_ += 4, PyValue();
+    // The literals by their first byte (numbers, the usual scalar, compare nothing).
+    if (c == 't' && t_.compare(at_, 4, "true") == 0) return at_ += 4, PyValue(true);
+    if (c == 'f' && t_.compare(at_, 5, "false") == 0) return at_ += 5, PyValue(false);
+    if (c == 'n' && t_.compare(at_, 4, "null") == 0) return at_ += 4, PyValue();
     return number();
   }
 
@@ -1337,8 +1338,11 @@ bool from_line_text(const Node& node, Env& env, PyValue& out) {
   if (!text.v.is_none()) return false;  // converted: the object may have been changed since
   switch (node.code) {
     case kVValue:
-      if (!is_scalar_text(text.value)) return false;
-      out = from_json_text(text.value);
+      if (!text.value_scalar) {
+        if (!is_scalar_text(text.value)) return false;
+        text.value_scalar = from_json_text(text.value);
+      }
+      out = *text.value_scalar;
       return true;
     case kVMetadataMember: {
       std::string_view member = text.metadata_member(*node.kids[1]->constant.str());

@@ -1082,7 +1082,7 @@ class StreamJudge {
       return;
     }
     const std::string_view texts = std::string_view(texts_).substr(k.texts_at, k.value_size + k.metadata_size);
-    LineText text{texts.substr(0, k.value_size), texts.substr(k.value_size), {}, std::nullopt};
+    LineText text{texts.substr(0, k.value_size), texts.substr(k.value_size), {}, std::nullopt, std::nullopt};
     k.line.pending = &text;
     read(k.line);
     k.line.pending = nullptr;
@@ -1242,10 +1242,11 @@ void LogReader::add_event(const EventView& view, std::string_view line_text, std
   text.metadata = view.metadata;
   text.v = PyValue();
   text.metadata_members.reset();
-  LogLine& l = line_;  // reused: its key keeps its capacity
+  text.value_scalar.reset();
+  LogLine& l = line_;  // reused: its key stays while the lines' key does (ids are per key)
   l.line = view.line;
   l.timestamp = view.time_ms;
-  l.key.assign(view.key);
+  if (l.key_id != key_id) l.key.assign(view.key);
   l.v = PyValue();
   l.pending = &text;
   l.shape = view.shape;

@@ -141,7 +141,11 @@ RunBuilder::RunBuilder(std::string file, std::string benchmark_hint, const Facts
 }
 
 const BenchmarkFacts* RunBuilder::facts_now() const {
-  return facts_.find(run_.benchmark.empty() ? benchmark_hint_ : run_.benchmark);
+  if (!facts_now_known_) {
+    facts_now_ = facts_.find(run_.benchmark.empty() ? benchmark_hint_ : run_.benchmark);
+    facts_now_known_ = true;
+  }
+  return facts_now_;
 }
 
 template <class E>
@@ -324,7 +328,10 @@ void RunBuilder::add_event(const E& e) {
                            : known.role == KeyRole::kSubmissionDivision ? run_.division
                            : known.role == KeyRole::kSubmissionOrg      ? run_.org
                                                                         : run_.platform;
-      if (field.empty()) field = value_text(e);
+      if (field.empty()) {
+        field = value_text(e);
+        facts_now_known_ = false;  // the benchmark may be named now
+      }
       break;
     }
     case KeyRole::kInitStart:

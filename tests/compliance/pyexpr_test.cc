@@ -155,7 +155,7 @@ TEST(PyExpr, LineTextAnswersAsTheConvertedLine) {
   for (const auto& text : exprs) {
     Env converted;
     converted.v = from_json(nlohmann::json::parse(R"({"value": )" + value + R"(, "metadata": )" + metadata + "}"));
-    LineText line{value, metadata, {}, std::nullopt};
+    LineText line{value, metadata, {}, std::nullopt, std::nullopt};
     Env lazy;
     lazy.pending = &line;
     EXPECT_EQ(repr(eval(text, lazy)), repr(eval(text, converted))) << text;
@@ -163,7 +163,7 @@ TEST(PyExpr, LineTextAnswersAsTheConvertedLine) {
     EXPECT_EQ(line.v.is_none(), kept) << text;
   }
   // A missing member raises as Python does, from the text too.
-  LineText line{value, metadata, {}, std::nullopt};
+  LineText line{value, metadata, {}, std::nullopt, std::nullopt};
   Env lazy;
   lazy.pending = &line;
   try {
@@ -173,12 +173,28 @@ TEST(PyExpr, LineTextAnswersAsTheConvertedLine) {
     EXPECT_EQ(e.type, "KeyError");
   }
   // A value that is a dict is the line's own object, shared once converted.
-  LineText dict_line{R"({"a": 1})", "{}", {}, std::nullopt};
+  LineText dict_line{R"({"a": 1})", "{}", {}, std::nullopt, std::nullopt};
   Env a, b;
   a.pending = b.pending = &dict_line;
   eval("v['value']", a);
   EXPECT_FALSE(dict_line.v.is_none());
   EXPECT_EQ(a.line_v().dict(), b.line_v().dict());
+}
+
+// v['value'] read from the text is kept for the line's next reads, and given up once code
+// converts v and may change it.
+TEST(PyExpr, LineTextValueIsReadOnceUntilVIsConverted) {
+  LineText line{"0.75", R"({"epoch_num": 3})", {}, std::nullopt, std::nullopt};
+  Env env;
+  env.pending = &line;
+  EXPECT_TRUE(truthy(eval("v['value'] > 0.5 and v['value'] < 1", env)));
+  ASSERT_TRUE(line.value_scalar.has_value());
+  EXPECT_EQ(repr(*line.value_scalar), "0.75");
+  EXPECT_TRUE(line.v.is_none());
+  Code::parse("v['value'] = 2").exec(env);
+  EXPECT_FALSE(line.v.is_none());
+  EXPECT_EQ(repr(eval("v['value']", env)), "2");
+  EXPECT_FALSE(truthy(eval("v['value'] < 1", env)));
 }
 
 TEST(PyExpr, ShapeDeterminedChecksReadOnlyConstantsAndMembers) {

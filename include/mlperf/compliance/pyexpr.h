@@ -149,6 +149,9 @@ struct LineText {
     return metadata_members->find(name);
   }
   std::optional<ObjectMembers> metadata_members;  ///< metadata's members once found
+  /// v['value'] once read from `value` when it is a scalar (a check may name it twice, as
+  /// `v['value'] > a and v['value'] < b` does); only while v is not converted.
+  std::optional<PyValue> value_scalar;
 };
 
 /// The names an expression sees: `s` (the config's state dict), `v` (the line's

@@ -223,6 +223,9 @@ class RunBuilder {
   std::string benchmark_hint_;
   const Facts& facts_;
   RunOptions options_;
+  // facts_now()'s answer, kept until run_.benchmark is set (a look-up per eval line otherwise).
+  mutable const BenchmarkFacts* facts_now_ = nullptr;
+  mutable bool facts_now_known_ = false;
   // Convergence state (§4.1): the last remembered point per unit.
   std::optional<double> last_samples_count_;
   std::optional<double> last_epoch_num_;   // as logged; rounded (round3) when used
