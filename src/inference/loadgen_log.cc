@@ -1,5 +1,6 @@
 #include "mlperf/inference/loadgen_log.h"
 
+#include <array>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlperf/mllog/line_reader.h"
+#include "mlperf/mllog/thread_cache.h"
 
 namespace mlperf::inference {
 
@@ -106,7 +108,29 @@ std::uint64_t LoadgenLog::line(std::string_view key) const {
 
 namespace {
 
+// The shape memory of the detail logs read on a thread (their own: training logs' shapes
+// are others), and whether a shape's metadata flags an error. That is the same on every line
+// of a shape: lines of one shape differ only in their numbers, and a number never reads
+// `true`. Direct-mapped by the shape's low bits.
+struct DetailLogScanner {
+  MllogScanner scanner;
+  struct Flag {
+    std::uint64_t shape = 0;
+    bool is_error = false;
+  };
+  std::array<Flag, 256> flags{};
+
+  bool is_error(const EventView& view, std::string_view metadata) {
+    if (view.shape == 0) return json_member(metadata, "is_error") == "true";
+    Flag& f = flags[view.shape & (flags.size() - 1)];
+    if (f.shape != view.shape) f = {view.shape, json_member(metadata, "is_error") == "true"};
+    return f.is_error;
+  }
+};
+
 LoadgenLog read_detail_log_from(const std::filesystem::path& file, ByteSource source, const KeySet& wanted) {
+  DetailLogScanner& shapes = ThreadCache<DetailLogScanner>::get();
+  MllogScanner& scanner = shapes.scanner;
   LoadgenLog log;
   log.file = file;
   LineReader reader(std::move(source));
@@ -122,23 +146,26 @@ LoadgenLog read_detail_log_from(const std::filesystem::path& file, ByteSource so
     if (use == LineUse::kSkip) continue;
     std::string_view key, metadata, value;
     std::string value_text, metadata_text;
-    // The plain scanner: the lines kept are few and of many shapes, which MllogScanner's
-    // shape memory only pays for on repetitive logs.
-    if (scan_mllog_line(line.text, view, line.needle_at) == ScanKind::kEvent) {
+    bool is_error = false;
+    // A log's wanted lines are few, but the next logs of the thread (a submitter's other
+    // scenarios and runs) have them in the same shapes.
+    if (scanner.scan(line.text, view, line.needle_at) == ScanKind::kEvent) {
       key = view.key;
       value = view.value.empty() ? std::string_view("null") : view.value;
       metadata = view.metadata;
+      is_error = !metadata.empty() && shapes.is_error(view, metadata);
     } else if (parse_mllog_line(line.text, event, error) == LineKind::kEvent) {
       key = event.key;
       value_text = event.value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       metadata_text = event.metadata.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       value = value_text;
       metadata = metadata_text;
+      is_error = !metadata.empty() && json_member(metadata, "is_error") == "true";
     } else {
       log.parse_errors.push_back({file.string(), line.number, line.truncated ? "line too long" : error});
       continue;
     }
-    if (!metadata.empty() && json_member(metadata, "is_error") == "true") {
+    if (is_error) {
       ++log.error_events;
       if (log.errors.size() < kErrorsKept) {
         auto s = json_string(value);

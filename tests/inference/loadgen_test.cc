@@ -433,6 +433,39 @@ TEST(InferenceDetailLog, UnwantedLinesAreSkippedByTheirMetadataFlagOnly) {
   EXPECT_TRUE(none.values.empty());
 }
 
+TEST(InferenceDetailLog, LogsReadOneAfterAnotherGiveWhatEachGivesAlone) {
+  // A thread remembers the shapes of the wanted lines from log to log (and whether a shape
+  // flags an error): lines that differ in their numbers, their flag or their strings are read
+  // as they are, whichever log came first.
+  TempDir tmp;
+  const std::string errors_first = event("num_errors", "3", true) + event("result_validity", "\"VALID\"");
+  const std::string errors_later = event("num_errors", "0") + event("result_validity", "\"INVALID\"") +
+                                   event("num_errors", "12", true);
+  const std::string flag_as_number =
+      ":::MLLOG {\"key\": \"num_errors\", \"value\": 5, \"time_ms\": 2.5, \"namespace\": \"mlperf::logging\", "
+      "\"event_type\": \"POINT_IN_TIME\", \"metadata\": {\"is_error\": 1, \"is_warning\": false}}\n";
+  write_file(tmp.path() / "a.txt", errors_first);
+  write_file(tmp.path() / "b.txt", errors_later);
+  write_file(tmp.path() / "c.txt", flag_as_number + flag_as_number);
+  KeySet wanted = {"result_validity", "num_errors"};
+  for (int round = 0; round < 3; ++round) {
+    LoadgenLog a = read_detail_log(tmp.path() / "a.txt", wanted);
+    EXPECT_EQ(a.error_events, 1u);
+    EXPECT_EQ(a.number("num_errors"), 3.0);
+    EXPECT_EQ(a.text("result_validity"), "VALID");
+    LoadgenLog b = read_detail_log(tmp.path() / "b.txt", wanted);
+    EXPECT_EQ(b.error_events, 1u);
+    ASSERT_EQ(b.errors.size(), 1u);
+    EXPECT_EQ(b.errors[0].line, 3u);
+    EXPECT_EQ(b.number("num_errors"), 0.0);
+    EXPECT_EQ(b.text("result_validity"), "INVALID");
+    LoadgenLog c = read_detail_log(tmp.path() / "c.txt", wanted);
+    EXPECT_EQ(c.error_events, 0u);
+    EXPECT_EQ(c.number("num_errors"), 5.0);
+    EXPECT_EQ(c.line("num_errors"), 1u);
+  }
+}
+
 TEST(InferenceSummaryLog, WithoutADetailLogTheSummaryIsRead) {
   TempDir tmp;
   fs::path dir = tmp.path() / "inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9/Server";
