@@ -136,6 +136,21 @@ InferenceRules InferenceRules::load(const fs::path& file) {
   }
 }
 
+void SubmissionChecks::append_shared(Part part) {
+  if (!own_.empty()) throw std::logic_error("SubmissionChecks: a shared part after the folder's own checks");
+  if (!part || part->empty()) return;
+  shared_size_ += part->size();
+  parts_.push_back(std::move(part));
+}
+
+const ValidityCheck& SubmissionChecks::operator[](std::size_t k) const {
+  for (const Part& part : parts_) {
+    if (k < part->size()) return (*part)[k];
+    k -= part->size();
+  }
+  return own_.at(k);
+}
+
 std::optional<std::string> round_from_loadgen_version(const std::string& version) {
   std::size_t dot = version.find('.');
   if (dot == std::string::npos || dot == 0) return std::nullopt;

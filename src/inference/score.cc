@@ -132,7 +132,14 @@ const InferenceData::SubmissionTree& InferenceData::tree_of(const fs::path& subm
   std::lock_guard walking(slot->walking);
   if (!slot->walked) {
     SubmissionTree tree;
-    tree.checks = judge_submission_tree(submitter_dir, submission, round, &tree.drops_rows, &tree.listings);
+    auto checks = std::make_shared<std::vector<ValidityCheck>>(
+        judge_submission_tree(submitter_dir, submission, round, &tree.drops_rows, &tree.listings));
+    for (std::size_t k = 0; k < checks->size(); ++k) {
+      if ((*checks)[k].passed) continue;
+      tree.any_failed = true;
+      if (tree.drops_rows[k]) tree.drops_a_row = true;
+    }
+    tree.checks = std::move(checks);
     slot->tree = std::move(tree);
     slot->walked = true;
   }
@@ -142,15 +149,31 @@ const InferenceData::SubmissionTree& InferenceData::tree_of(const fs::path& subm
 const std::vector<ValidityCheck>& InferenceData::system_checks_of(const fs::path& system_json,
                                                                   const std::string& round,
                                                                   const std::string& division) const {
+  return system_judgment_of(system_json, round, division).checks;
+}
+
+const InferenceData::SystemJudgment& InferenceData::system_judgment_of(const fs::path& system_json,
+                                                                       const std::string& round,
+                                                                       const std::string& division) const {
   const std::string key = round + "\n" + division + "\n" + system_json.native();
   {
     std::lock_guard lock(cache_->mutex);
     if (auto it = cache_->system_checks.find(key); it != cache_->system_checks.end()) return it->second;
   }
   // Judged outside the lock, as system_of reads; a judgment that throws is not kept.
-  std::vector<ValidityCheck> checks = judge_system_description(system_json, submission, round, division);
+  SystemJudgment judged;
+  judged.checks = judge_system_description(system_json, submission, round, division);
+  auto shared = std::make_shared<std::vector<ValidityCheck>>();
+  for (const auto& c : judged.checks) {
+    if (c.name == "network_mode") continue;  // judged with the run (add_network_mode_check)
+    if (c.name == "system_description") judged.description_read = c.passed;
+    if (c.name == "system_type" && c.value.is_string()) judged.system_type = c.value.get<std::string>();
+    if (!c.passed) judged.any_failed = true;
+    shared->push_back(c);
+  }
+  judged.shared = std::move(shared);
   std::lock_guard lock(cache_->mutex);
-  return cache_->system_checks.emplace(key, std::move(checks)).first->second;
+  return cache_->system_checks.emplace(key, std::move(judged)).first->second;
 }
 
 std::string InferenceData::mapped_model_of(const fs::path& scenario_dir, const std::string& model) const {
@@ -461,25 +484,27 @@ void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const
   const std::string model_folder = model_dir.filename().string();
   const std::string scenario_folder = scenario_dir.filename().string();
 
-  std::vector<ValidityCheck>& checks = result.submission_checks;
+  SubmissionChecks& checks = result.submission_checks;
   auto add = [&](ValidityCheck c, bool drops_row) {
     if (!c.passed && drops_row) result.valid = false;
     if (!c.passed) result.submission_valid = false;
     checks.push_back(std::move(c));
   };
 
-  // The folder tree first, as the checker walks it before any result.
+  // The folder tree first, as the checker walks it before any result; then the system
+  // description. Both are judged once and shared by the folders they cover.
   const InferenceData::SubmissionTree& tree = inf.tree_of(submitter_dir, result.round);
-  for (std::size_t k = 0; k < tree.checks.size(); ++k) add(tree.checks[k], tree.drops_rows[k]);
+  checks.append_shared(tree.checks);
+  if (tree.drops_a_row) result.valid = false;
+  if (tree.any_failed) result.submission_valid = false;
 
-  std::string system_type;
-  bool system_read = false;
-  for (const auto& c : inf.system_checks_of(submitter_dir / "systems" / (system + ".json"), result.round, out.division)) {
-    if (c.name == "network_mode") continue;  // judged with the run (add_network_mode_check)
-    if (c.name == "system_description") system_read = c.passed;
-    if (c.name == "system_type" && c.value.is_string()) system_type = c.value.get<std::string>();
-    add(c, true);  // script: the system is skipped; package: its rows are invalid
-  }
+  const InferenceData::SystemJudgment& judged_system =
+      inf.system_judgment_of(submitter_dir / "systems" / (system + ".json"), result.round, out.division);
+  checks.append_shared(judged_system.shared);
+  // Script: the system is skipped; package: its rows are invalid.
+  if (judged_system.any_failed) result.valid = result.submission_valid = false;
+  const std::string& system_type = judged_system.system_type;
+  const bool system_read = judged_system.description_read;
   for (auto& c : judge_measurements(submitter_dir, system, model_folder, scenario_folder, inf.submission, result.round)) {
     add(std::move(c), true);  // the scenario is skipped (script) or its row invalid (package)
   }

@@ -20,7 +20,9 @@ using inference::InferenceResult;
 
 namespace {
 
-nlohmann::json checks_json(const std::vector<inference::ValidityCheck>& list) {
+// `list`: a std::vector<ValidityCheck> or the SubmissionChecks.
+template <class Checks>
+nlohmann::json checks_json(const Checks& list) {
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : list) {
     checks.push_back({{"name", c.name},
@@ -134,7 +136,8 @@ namespace {
 
 // The checks [{file?, limit, line, message, name, passed, value}] as checks_json has them
 // (with "file" for the submission's): written from the list, no document built.
-void write_checks(JsonText& j, const std::vector<inference::ValidityCheck>& list, bool with_file) {
+template <class Checks>
+void write_checks(JsonText& j, const Checks& list, bool with_file) {
   j.begin_array();
   for (const auto& c : list) {
     j.begin_object();

@@ -307,6 +307,25 @@ TEST(Accuracy, InferenceDataReadsASubmittersSharedFilesOnce) {
   }
   EXPECT_EQ(&data.system_checks_of(system_json, "v5.1", "closed"), &kept);
   EXPECT_NE(&data.system_checks_of(system_json, "v5.1", "open"), &kept);  // per division
+  // The part the scenario folders share: all but network_mode, and what it says.
+  const InferenceData::SystemJudgment& judgment = data.system_judgment_of(system_json, "v5.1", "closed");
+  EXPECT_EQ(&judgment.checks, &kept);
+  ASSERT_TRUE(judgment.shared);
+  std::vector<std::string> shared_names, expected_names;
+  for (const auto& c : *judgment.shared) shared_names.push_back(c.name);
+  bool any_failed = false;
+  for (const auto& c : judged) {
+    if (c.name == "network_mode") continue;
+    expected_names.push_back(c.name);
+    any_failed = any_failed || !c.passed;
+    if (c.name == "system_type") EXPECT_EQ(judgment.system_type, c.value.get<std::string>());
+    if (c.name == "system_description") EXPECT_EQ(judgment.description_read, c.passed);
+  }
+  EXPECT_EQ(shared_names, expected_names);
+  EXPECT_LT(shared_names.size(), judged.size());  // network_mode left out
+  EXPECT_EQ(judgment.any_failed, any_failed);
+  EXPECT_TRUE(judgment.description_read);
+  EXPECT_FALSE(judgment.system_type.empty());
   EXPECT_THROW(data.system_checks_of(system_json, "v0.1", "closed"), std::invalid_argument);
 
   fs::remove(tmp.path() / "open/Org/model_mapping.json");

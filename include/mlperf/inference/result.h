@@ -4,12 +4,15 @@
 // mlcommons/inference tools/submission/submission_checker.py, kept per round in
 // configs/inference_rules.json.
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -90,6 +93,77 @@ struct ValidityCheck {
   std::string file = {};  ///< the file it was read from, where not the run's own log ("" otherwise)
 };
 
+/// InferenceResult::submission_checks: a list of checks whose leading parts are shared with
+/// other scenario folders (the submitter's folder tree, a system description: judged once and
+/// the same for all its folders) instead of copied into each; the folder's own checks follow.
+/// Reads as one list: size, [k] and iteration in order.
+class SubmissionChecks {
+ public:
+  using Part = std::shared_ptr<const std::vector<ValidityCheck>>;
+
+  /// Appends a shared part; throws std::logic_error once an own check was added (shared
+  /// parts come first).
+  void append_shared(Part part);
+  /// Appends a check of this folder.
+  void push_back(ValidityCheck check) { own_.push_back(std::move(check)); }
+  /// Makes `own` the whole list (no shared part).
+  SubmissionChecks& operator=(std::vector<ValidityCheck> own) {
+    parts_.clear();
+    shared_size_ = 0;
+    own_ = std::move(own);
+    return *this;
+  }
+
+  std::size_t size() const { return shared_size_ + own_.size(); }
+  bool empty() const { return size() == 0; }
+  /// The k-th check (k < size()).
+  const ValidityCheck& operator[](std::size_t k) const;
+
+  /// Visits the checks in order.
+  class const_iterator {
+   public:
+    using value_type = ValidityCheck;
+    using difference_type = std::ptrdiff_t;
+    using reference = const ValidityCheck&;
+    using pointer = const ValidityCheck*;
+    using iterator_category = std::forward_iterator_tag;
+    const_iterator() = default;
+    const_iterator(const SubmissionChecks* list, std::size_t part, std::size_t at) : list_(list), part_(part), at_(at) {
+      settle();
+    }
+    reference operator*() const { return part_ < list_->parts_.size() ? (*list_->parts_[part_])[at_] : list_->own_[at_]; }
+    pointer operator->() const { return &**this; }
+    const_iterator& operator++() {
+      ++at_;
+      settle();
+      return *this;
+    }
+    const_iterator operator++(int) {
+      const_iterator was = *this;
+      ++*this;
+      return was;
+    }
+    bool operator==(const const_iterator& o) const { return part_ == o.part_ && at_ == o.at_; }
+    bool operator!=(const const_iterator& o) const { return !(*this == o); }
+
+   private:
+    // Past an exhausted shared part to the next non-empty one (or the own checks).
+    void settle() {
+      while (list_ && part_ < list_->parts_.size() && at_ >= list_->parts_[part_]->size()) ++part_, at_ = 0;
+    }
+    const SubmissionChecks* list_ = nullptr;
+    std::size_t part_ = 0;  // parts_.size(): the own checks
+    std::size_t at_ = 0;
+  };
+  const_iterator begin() const { return const_iterator(this, 0, 0); }
+  const_iterator end() const { return const_iterator(this, parts_.size(), own_.size()); }
+
+ private:
+  std::vector<Part> parts_;
+  std::size_t shared_size_ = 0;
+  std::vector<ValidityCheck> own_;
+};
+
 /// The published figure of a scenario on a platform (configs/expected_results.json
 /// "inference") and the measured figure against it.
 struct InferenceExpected {
@@ -133,7 +207,7 @@ struct InferenceResult {
   /// The submission-level rules the round's checker applies to this folder (submission.h), in
   /// this order: the system description (network_mode left to `checks`), the scenario's
   /// measurements, the model's required scenarios; empty outside the submission layout.
-  std::vector<ValidityCheck> submission_checks;
+  SubmissionChecks submission_checks;
   /// False when one of `submission_checks` fails: the checker reports an error and the
   /// submission fails. Whether the row is dropped too is in `valid` (a missing required
   /// scenario keeps the other rows in the script rounds v4.1–v5.1, not in v6.x).

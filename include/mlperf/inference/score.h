@@ -59,8 +59,11 @@ struct InferenceData {
   /// round and kept as long as this InferenceData (`drops_rows` parallel to `checks`).
   /// Thread-safe; throws std::invalid_argument for a round without submission rules.
   struct SubmissionTree {
-    std::vector<ValidityCheck> checks;
+    /// The checks, shared by the submitter's scenario folders (SubmissionChecks).
+    SubmissionChecks::Part checks = std::make_shared<const std::vector<ValidityCheck>>();
     std::vector<bool> drops_rows;
+    bool any_failed = false;     ///< a check fails: the submission fails
+    bool drops_a_row = false;    ///< a check that drops its folder's row fails
     /// The walk's listing of each folder of the submitter, read again by the scenario
     /// folders' own checks (FolderListings::Use) instead of listing the folders anew.
     FolderListings listings;
@@ -73,6 +76,19 @@ struct InferenceData {
   /// judge_system_description (std::invalid_argument for a round without submission rules).
   const std::vector<ValidityCheck>& system_checks_of(const std::filesystem::path& system_json, const std::string& round,
                                                      const std::string& division) const;
+
+  /// system_checks_of's checks as a scenario folder's submission checks take them: all but
+  /// network_mode (judged with the run), shared by the system's folders, and what they say.
+  struct SystemJudgment {
+    std::vector<ValidityCheck> checks;    ///< all of them (system_checks_of)
+    SubmissionChecks::Part shared;         ///< without network_mode
+    bool any_failed = false;               ///< one of `shared` fails
+    bool description_read = false;         ///< system_description passed
+    std::string system_type;               ///< system_type's value when a string, else ""
+  };
+  /// The same judgment as system_checks_of, with the shared part. Thread-safe; throws as it.
+  const SystemJudgment& system_judgment_of(const std::filesystem::path& system_json, const std::string& round,
+                                           const std::string& division) const;
 
   /// mapped_model (accuracy.h) with `<division>/<org>/model_mapping.json` read once per
   /// submitter folder. Thread-safe; never throws except std::bad_alloc.
@@ -97,7 +113,7 @@ struct InferenceData {
     std::mutex mutex;
     std::map<std::string, SystemDescription> systems;
     std::map<std::string, std::shared_ptr<TreeSlot>> trees;  // "<round>\n<submitter folder>"
-    std::map<std::string, std::vector<ValidityCheck>> system_checks;  // "<round>\n<division>\n<file>"
+    std::map<std::string, SystemJudgment> system_checks;  // "<round>\n<division>\n<file>"
     std::map<std::string, std::map<std::string, std::string>> model_mappings;  // org folder → mapping
     std::map<std::string, std::set<std::string>> scenario_folders;  // model folder → folder names
   };
