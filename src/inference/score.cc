@@ -436,6 +436,12 @@ void judge_compliance_run(DirectoryResult& out, InferenceResult& result, const L
   result.compliance_tests = std::move(judged);
 }
 
+// An absolute, normal path's text without a trailing separator ("/" stays).
+std::string_view without_trailing_separator(std::string_view absolute) {
+  while (absolute.size() > 1 && absolute.back() == '/') absolute.remove_suffix(1);
+  return absolute;
+}
+
 // The scenario folder of `run`, absolute and normal (no trailing separator).
 fs::path normal_scenario_dir(const LoadgenRun& run) {
   fs::path scenario_dir = fs::absolute(run.scenario_dir).lexically_normal();
@@ -447,10 +453,10 @@ fs::path normal_scenario_dir(const LoadgenRun& run) {
 // listings answer the scenario folder's own checks (run folder, accuracy run, compliance
 // tests, measurements): `use` is set to read them, for the submitter folder as the run names
 // it and as an absolute normal path. Nothing when the round has no submission rules.
-void use_tree_listings(const LoadgenRun& run, const DirectoryResult& out, const std::string& round,
-                       const InferenceData& inf, std::optional<FolderListings::Use>& use) {
+void use_tree_listings(const LoadgenRun& run, const fs::path& scenario_dir, const DirectoryResult& out,
+                       const std::string& round, const InferenceData& inf, std::optional<FolderListings::Use>& use) {
   if (run.bare || out.division.empty() || !inf.submission.rounds.count(round)) return;
-  const fs::path submitter_dir = path_ancestor(normal_scenario_dir(run), 4);
+  const fs::path submitter_dir = path_ancestor(scenario_dir, 4);
   const InferenceData::SubmissionTree& tree = inf.tree_of(submitter_dir, round);
   std::vector<fs::path> tops{submitter_dir};
   if (!run.scenario_dir.filename().empty()) tops.push_back(path_ancestor(run.scenario_dir, 4));
@@ -465,7 +471,7 @@ void use_tree_listings(const LoadgenRun& run, const DirectoryResult& out, const 
 // submission's verdict is the same). What a failure does to this folder's row follows the
 // round's checker, as submission.h states per rule.
 void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const LoadgenRun& run,
-                            const InferenceData& inf) {
+                            const fs::path& scenario_dir, const InferenceData& inf) {
   if (run.bare || out.division.empty()) return;
   auto rr = inf.submission.rounds.find(result.round);
   if (rr == inf.submission.rounds.end()) {
@@ -476,7 +482,6 @@ void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const
   }
   const RoundSubmissionRules& rules = rr->second;
   const bool package = !rules.exceptions_stop_checker;  // v6.x: each check's failure invalidates the rows
-  const fs::path scenario_dir = normal_scenario_dir(run);
   const fs::path model_dir = path_ancestor(scenario_dir, 1);
   const fs::path system_dir = path_ancestor(scenario_dir, 2);
   const fs::path submitter_dir = path_ancestor(scenario_dir, 4);
@@ -547,6 +552,9 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
   const bool found_here = !dir.absolute_path.empty() && !run.bare && run.scenario_dir == dir.path;
   out.division = division_of(found_here ? dir.absolute_path
                                         : fs::absolute(run.scenario_dir).lexically_normal().string());
+  // The scenario folder absolute and normal (no trailing separator), for the submission's rules.
+  const fs::path scenario_dir = found_here ? fs::path(without_trailing_separator(dir.absolute_path))
+                                           : normal_scenario_dir(run);
   try {
     const InferenceData& inf = data.inference();
     const InferenceRules& rules = inf.rules;
@@ -565,13 +573,13 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
 
     for (const auto& w : result->warnings) out.warnings.push_back(w);
     std::optional<FolderListings::Use> listings;
-    use_tree_listings(run, out, result->round, inf, listings);
+    use_tree_listings(run, scenario_dir, out, result->round, inf, listings);
     judge_run_folder(*result, run, log);
     tag_system(out, *result, dir, inf, data, log);
     compare_with_published(out, *result, dir, inf, options);
     judge_accuracy_run(out, *result, run, inf);
     judge_compliance_run(out, *result, run, inf);
-    judge_submission_rules(out, *result, run, inf);
+    judge_submission_rules(out, *result, run, scenario_dir, inf);
     out.passed = result->valid && out.errors.empty();
     out.inference = std::move(result);
   } catch (const std::bad_alloc&) {
