@@ -872,7 +872,7 @@ struct ConfigRun {
       int i = cfg.index_of(key);
       return i < 0 ? 0 : seen[static_cast<std::size_t>(i)].count;
     };
-    std::vector<std::vector<std::string>> alternatives;
+    std::vector<std::vector<std::string_view>> alternatives;  // the groups judged so far
     for (std::size_t i = 0; i < cfg.keys.size(); ++i) {
       const KeyRule& rule = cfg.keys[i];
       if (!cfg.in_force(i)) continue;  // replaced by a later record
@@ -882,42 +882,44 @@ struct ConfigRun {
           (count > 0 && (rule.req.kind == Requirement::kAtLeastOne || rule.req.kind == Requirement::kAtLeastOneOr))) {
         continue;  // nothing to say (the words below are made only for a finding)
       }
-      std::string where = fmt::format("{} ({})", division_words(cfg), cfg.name);
-      std::string rname = rule_name(cfg, rule.name);
+      // The words of a finding, made where one is put (a group of alternatives met by
+      // another key puts none).
+      const auto where = [&] { return fmt::format("{} ({})", division_words(cfg), cfg.name); };
+      const auto rname = [&] { return rule_name(cfg, rule.name); };
       switch (rule.req.kind) {
         case Requirement::kExactlyOne: {
           if (count == 1) break;
           if (count == 0) {
-            put(true, 0, rname, fmt::format("{} must be logged exactly once{}; found none", rule.name, where), rule.name);
+            put(true, 0, rname(), fmt::format("{} must be logged exactly once{}; found none", rule.name, where()), rule.name);
             break;
           }
           if (st.all_same) {
-            put(false, st.second_line, rname,
+            put(false, st.second_line, rname(),
                 fmt::format("{} must be logged exactly once{}; found {} times with the same value {} (a warning)",
-                            rule.name, where, count, shorten(repr(*st.first_value))),
+                            rule.name, where(), count, shorten(repr(*st.first_value))),
                 "");
           } else {
-            put(true, st.second_line, rname,
+            put(true, st.second_line, rname(),
                 fmt::format("{} must be logged exactly once{}; found {} times with different values: {}", rule.name,
-                            where, count, shorten(fmt::format("{}", fmt::join(st.distinct, ", ")))),
+                            where(), count, shorten(fmt::format("{}", fmt::join(st.distinct, ", ")))),
                 rule.name);
           }
           break;
         }
         case Requirement::kAtLeastOne:
           if (count == 0) {
-            put(true, 0, rname, fmt::format("{} must be logged at least once{}; found none", rule.name, where), rule.name);
+            put(true, 0, rname(), fmt::format("{} must be logged at least once{}; found none", rule.name, where()), rule.name);
           }
           break;
         case Requirement::kAtLeast:
           if (static_cast<int>(count) < rule.req.at_least) {
-            put(true, 0, rname,
-                fmt::format("{} must be logged at least {} times{}; found {}", rule.name, rule.req.at_least, where, count),
+            put(true, 0, rname(),
+                fmt::format("{} must be logged at least {} times{}; found {}", rule.name, rule.req.at_least, where(), count),
                 rule.name);
           }
           break;
         case Requirement::kAtLeastOneOr: {
-          std::vector<std::string> alts{rule.name};
+          std::vector<std::string_view> alts{rule.name};
           for (const auto& a : rule.req.alternatives) {
             if (std::find(alts.begin(), alts.end(), a) == alts.end()) alts.push_back(a);
           }
@@ -926,11 +928,11 @@ struct ConfigRun {
           alternatives.push_back(alts);
           // An alternative without a rule of its own in this config is never counted (the
           // official reported_values holds only keys with rules): count_of gives 0 then.
-          bool any = std::any_of(alts.begin(), alts.end(), [&](const std::string& k) { return count_of(k) > 0; });
+          bool any = std::any_of(alts.begin(), alts.end(), [&](std::string_view k) { return count_of(k) > 0; });
           if (!any) {
-            put(true, 0, rname,
+            put(true, 0, rname(),
                 fmt::format("{} must be logged at least once{}; found none", fmt::format("{}", fmt::join(alts, " or ")),
-                            where),
+                            where()),
                 "");
           }
           break;
