@@ -1,6 +1,5 @@
 #include "mlperf/inference/loadgen_log.h"
 
-#include <array>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -111,20 +110,16 @@ namespace {
 // The shape memory of the detail logs read on a thread (their own: training logs' shapes
 // are others), and whether a shape's metadata flags an error. That is the same on every line
 // of a shape: lines of one shape differ only in their numbers, and a number never reads
-// `true`. Direct-mapped by the shape's low bits.
+// `true`.
 struct DetailLogScanner {
   MllogScanner scanner;
-  struct Flag {
-    std::uint64_t shape = 0;
-    bool is_error = false;
-  };
-  std::array<Flag, 256> flags{};
+  ShapeMemo<bool, 256> error_flags;
 
   bool is_error(const EventView& view, std::string_view metadata) {
-    if (view.shape == 0) return json_member(metadata, "is_error") == "true";
-    Flag& f = flags[view.shape & (flags.size() - 1)];
-    if (f.shape != view.shape) f = {view.shape, json_member(metadata, "is_error") == "true"};
-    return f.is_error;
+    if (const bool* known = error_flags.find(view.shape)) return *known;
+    const bool flagged = json_member(metadata, "is_error") == "true";
+    error_flags.keep(view.shape, flagged);
+    return flagged;
   }
 };
 
