@@ -591,13 +591,22 @@ ResultFileStat stat_result_file(const std::filesystem::path& path, FolderCache* 
   return out;
 }
 
-Run read_run(const std::filesystem::path& path, const ResultFileStat& before_open, const std::string& benchmark_hint,
-             const Facts& facts, const RunOptions& options, FolderCache* folders) {
-  // A FIFO, socket or device named result_N.txt is no log (and opening a FIFO blocks).
+namespace {
+
+// A FIFO, socket or device named result_N.txt is no log (and opening a FIFO blocks): throws
+// std::runtime_error naming `path` unless stat found it regular (or failed: open says why).
+void refuse_unless_regular(const std::filesystem::path& path, const ResultFileStat& before_open) {
   if (before_open.known && !before_open.regular) {
     throw std::runtime_error(fmt::format("{}: cannot open: {}", path.string(),
                                          before_open.directory ? std::strerror(EISDIR) : "not a regular file"));
   }
+}
+
+}  // namespace
+
+Run read_run(const std::filesystem::path& path, const ResultFileStat& before_open, const std::string& benchmark_hint,
+             const Facts& facts, const RunOptions& options, FolderCache* folders) {
+  refuse_unless_regular(path, before_open);
   LineReader reader(file_source(path, folders));
   return read_run(reader, path.string(), benchmark_hint, facts, options);
 }
@@ -607,8 +616,11 @@ Run read_run(const std::filesystem::path& path, const std::string& benchmark_hin
   return read_run(path, stat_result_file(path), benchmark_hint, facts, options);
 }
 
-Run read_run(LineReader& reader, const std::string& name, const std::string& benchmark_hint,
-             const Facts& facts, const RunOptions& options) {
+namespace {
+
+// read_run's loop; with `up_to_run_start`, it stops after the first run_start event.
+Run read_run_lines(LineReader& reader, const std::string& name, const std::string& benchmark_hint,
+                   const Facts& facts, const RunOptions& options, bool up_to_run_start) {
   RunBuilder builder(name, benchmark_hint, facts, options);
   // The compliance rules read the same lines beside the builder (architecture.md).
   std::optional<compliance::LogReader> rules;
@@ -635,6 +647,7 @@ Run read_run(LineReader& reader, const std::string& name, const std::string& ben
       view.line = line.number;
       builder.add(view);
       if (rules) rules->add_event(view, line.text, line.needle_at);
+      if (up_to_run_start && view.key == "run_start") break;
       continue;
     }
     LineKind kind = add_parsed_line(builder, name, line, event, error);
@@ -643,6 +656,7 @@ Run read_run(LineReader& reader, const std::string& name, const std::string& ben
     } else if (rules && kind == LineKind::kError) {
       rules->add_parse_error(line.number, error);
     }
+    if (up_to_run_start && kind == LineKind::kEvent && event.key == "run_start") break;
   }
   Run run = builder.finish();
   if (rules) {
@@ -650,6 +664,20 @@ Run read_run(LineReader& reader, const std::string& name, const std::string& ben
     apply_official_verdict(run);
   }
   return run;
+}
+
+}  // namespace
+
+Run read_run(LineReader& reader, const std::string& name, const std::string& benchmark_hint,
+             const Facts& facts, const RunOptions& options) {
+  return read_run_lines(reader, name, benchmark_hint, facts, options, false);
+}
+
+Run read_run_up_to_run_start(const std::filesystem::path& path, const std::string& benchmark_hint,
+                             const Facts& facts, const Ruleset& ruleset) {
+  refuse_unless_regular(path, stat_result_file(path));
+  LineReader reader(file_source(path, nullptr));
+  return read_run_lines(reader, path.string(), benchmark_hint, facts, RunOptions{ruleset}, true);
 }
 
 void apply_official_verdict(Run& run) {

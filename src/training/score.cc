@@ -217,20 +217,24 @@ void choose_ruleset(const BenchmarkDir& dir, const DataContext& data, const Scor
 // them (the folder name when they are silent). With neither --ruleset nor a round in the
 // path, the round is guessed from the logs' dates and the logs read again under it when it
 // differs (issue #14).
+// The logs are read under the ruleset chosen in step 1, or, where it is to be guessed and
+// `ahead` holds them, under the one forecast_ruleset gave for that read.
 void read_logs(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options, ReadAhead* ahead,
                DirectoryResult& out) {
-  RunOptions run_options{out.ruleset, options.bert_train_samples, options.compliance_rules};
+  const bool to_guess = !options.ruleset && !(dir.path_ruleset && dir.path_ruleset->usage == out.ruleset.usage);
+  const Ruleset read_with = to_guess && ahead != nullptr ? ahead->options.ruleset : out.ruleset;
+  RunOptions run_options{read_with, options.bert_train_samples, options.compliance_rules};
   read_result_files(dir, data.facts(), run_options, ahead, out.runs, out.errors);
   out.benchmark = most_common(out.runs, &Run::benchmark);
   if (out.benchmark.empty()) out.benchmark = dir.benchmark_name;
-  if (options.ruleset || (dir.path_ruleset && dir.path_ruleset->usage == out.ruleset.usage)) return;
+  if (!to_guess) return;
   std::string reason;
-  std::optional<Ruleset> guessed = guess_ruleset(out.benchmark, out.runs, data, reason);
-  if (!guessed) return;
-  out.ruleset_source = "guessed";
-  out.ruleset_reason = reason;
-  if (*guessed == out.ruleset) return;
-  out.ruleset = *guessed;
+  if (std::optional<Ruleset> guessed = guess_ruleset(out.benchmark, out.runs, data, reason)) {
+    out.ruleset_source = "guessed";
+    out.ruleset_reason = reason;
+    out.ruleset = *guessed;
+  }
+  if (out.ruleset == read_with) return;
   run_options = RunOptions{out.ruleset, options.bert_train_samples, options.compliance_rules};
   out.runs.clear();
   out.errors.clear();
@@ -608,6 +612,32 @@ Ruleset ruleset_of(const BenchmarkDir& dir, const DataContext& data, const Score
   return chosen.ruleset;
 }
 
+// The ruleset to read `dir`'s logs under before they are read: ruleset_of's, unless it is to
+// be guessed from the logs (read_logs). Then the guess from its first result file, read up to
+// its run_start: the guess from all its logs is usually the same (one campaign's logs), and
+// where it is not, read_logs reads them again. Without it every log of a directory older
+// than the newest shipped round was read twice, the second time on one thread.
+Ruleset forecast_ruleset(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options) {
+  DirectoryResult chosen;
+  choose_ruleset(dir, data, options, chosen);
+  if (options.ruleset || (dir.path_ruleset && dir.path_ruleset->usage == chosen.ruleset.usage) ||
+      dir.result_files.empty()) {
+    return chosen.ruleset;
+  }
+  try {
+    std::vector<Run> first;
+    first.push_back(read_run_up_to_run_start(dir.result_files.front(), dir.benchmark_name, data.facts(), chosen.ruleset));
+    const std::string benchmark = first.front().benchmark.empty() ? dir.benchmark_name : first.front().benchmark;
+    std::string reason;
+    if (std::optional<Ruleset> guessed = guess_ruleset(benchmark, first, data, reason)) return *guessed;
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
+  } catch (const std::exception&) {
+    // An unreadable first log: the read itself reports it.
+  }
+  return chosen.ruleset;
+}
+
 // The official summarizer reads every log through the compliance checker and drops the logs
 // it rejects (result_summarizer.py _read_result_file): scoring does the same, with the
 // official configs for the rulesets `dirs` are judged under, unless `options` brings its rules
@@ -699,10 +729,12 @@ std::vector<DirectoryResult> score_training_directories(std::vector<BenchmarkDir
   // RCU grace period (synchronize_rcu), which doubled the all-core time on 16 cores.
   FolderCache stat_folders;  // let go when the pass ends
   const bool open_in_folders = threads == 1;
+  // The ruleset as score_directory_with chooses it, forecast where it guesses (a mismatch
+  // only means reading again there); a forecast reads a log's head, so on the pool too.
+  std::vector<Ruleset> rulesets(dirs.size());
+  parallel_for(dirs.size(), threads, [&](std::size_t d) { rulesets[d] = forecast_ruleset(dirs[d], data, options); });
   for (std::size_t d = 0; d < dirs.size(); ++d) {
-    // The ruleset as score_directory chooses it (a mismatch only means reading again there).
-    Ruleset ruleset = ruleset_of(dirs[d], data, options);
-    ahead[d].options = RunOptions{ruleset, options.bert_train_samples, options.compliance_rules};
+    ahead[d].options = RunOptions{rulesets[d], options.bert_train_samples, options.compliance_rules};
     ahead[d].runs.resize(dirs[d].result_files.size());
     ahead[d].read.resize(dirs[d].result_files.size(), 0);
     ahead[d].errors.resize(dirs[d].result_files.size());

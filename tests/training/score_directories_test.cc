@@ -81,6 +81,68 @@ TEST_F(ScoreDirectories, UnreadableFileIsAnErrorOfItsDirectoryOnly) {
   EXPECT_EQ(as_json(got), as_json(one_by_one(dirs, options)));
 }
 
+// The example llama31_8b logs (2025-10-08) in `folder`, outside any training_results_vX.Y
+// path: the ruleset is guessed from their dates. With `first_a_year_later`, result_0.txt's
+// times are a year later (after 5.1.0's publication) and the forecast from the first log
+// (6.x) is not the guess from all of them (5.1.0).
+BenchmarkDir guessed_dir(const std::filesystem::path& folder, bool first_a_year_later) {
+  std::filesystem::create_directories(folder);
+  const auto source = testing::example_system() / "llama31_8b";
+  for (int n = 0; n < 10; ++n) {
+    const std::string name = "result_" + std::to_string(n) + ".txt";
+    std::string text = testing::read_file(source / name);
+    if (n == 0 && first_a_year_later) {
+      const std::string tag = "\"time_ms\": ";
+      for (std::size_t at = text.find(tag); at != std::string::npos; at = text.find(tag, at + 1)) {
+        const std::size_t digits = at + tag.size();
+        const std::size_t end = text.find_first_not_of("0123456789", digits);
+        const long long later = std::stoll(text.substr(digits, end - digits)) + 365LL * 86400000;
+        text.replace(digits, end - digits, std::to_string(later));
+      }
+    }
+    testing::write_file(folder / name, text);
+  }
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(folder, errors);
+  EXPECT_TRUE(errors.empty());
+  EXPECT_EQ(dirs.size(), 1u);
+  return dirs.at(0);
+}
+
+TEST_F(ScoreDirectories, GuessedRulesetsAsEachDirectoryAlone) {
+  // Read ahead under the first log's guess: the same results whether it is the guess from all
+  // the logs (read once) or not (read again under that).
+  testing::TempDir tmp;
+  std::vector<BenchmarkDir> dirs = {guessed_dir(tmp.path() / "same", false),
+                                    guessed_dir(tmp.path() / "first_later", true)};
+  ScoreOptions options;
+  std::vector<DirectoryResult> got = score_training_directories(dirs, data, options);
+  ASSERT_EQ(got.size(), 2u);
+  for (const auto& r : got) {
+    EXPECT_EQ(r.ruleset.str(), "5.1.0");
+    EXPECT_EQ(r.ruleset_source, "guessed");
+    ASSERT_EQ(r.runs.size(), 10u);
+    for (const auto& run : r.runs) {
+      // Every log judged by the guessed round's compliance configs, the first one too.
+      ASSERT_TRUE(run.compliance.has_value()) << run.file;
+      ASSERT_FALSE(run.compliance->configs.empty()) << run.file;
+      for (const auto& config : run.compliance->configs) EXPECT_NE(config.find("5.1.0"), std::string::npos) << config;
+    }
+  }
+  EXPECT_EQ(got[0].verdict, "passed");
+  EXPECT_NE(got[1].ruleset_reason.find("the logs start on 2025-10-08"), std::string::npos) << got[1].ruleset_reason;
+  EXPECT_EQ(as_json(got), as_json(one_by_one(dirs, options)));
+
+  // The first log alone guesses a later round, and so does the directory of it alone.
+  BenchmarkDir later_alone = dirs[1];
+  later_alone.result_files.resize(1);
+  std::vector<DirectoryResult> alone = score_training_directories({later_alone}, data, options);
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_NE(alone[0].ruleset.str(), "5.1.0");
+  EXPECT_EQ(alone[0].ruleset_source, "guessed");
+  EXPECT_EQ(as_json(alone), as_json(one_by_one({later_alone}, options)));
+}
+
 TEST_F(ScoreDirectories, NoDirectoriesNoResults) {
   EXPECT_TRUE(score_training_directories({}, data, ScoreOptions{}).empty());
 }

@@ -297,6 +297,14 @@ Run read_run(const std::filesystem::path& path, const ResultFileStat& before_ope
 Run read_run(LineReader& reader, const std::string& name, const std::string& benchmark_hint,
              const Facts& facts, const RunOptions& options);
 
+/// read_run(path, …) without compliance rules, stopped after the log's first run_start event:
+/// the Run of the lines up to it (Run::benchmark and Run::run_start, what guessing a
+/// directory's ruleset from its logs' dates reads, scoring.md §6 / issue #14), at the cost of
+/// a log's first few hundred lines. A log without run_start is read to its end. Throws as
+/// read_run.
+Run read_run_up_to_run_start(const std::filesystem::path& path, const std::string& benchmark_hint,
+                             const Facts& facts, const Ruleset& ruleset);
+
 /// The reference read_run must equal: every line through LineReader::next and
 /// parse_mllog_line into RunBuilder::add(Event), no fast scan. An over-long line is an error
 /// when its kept head holds the MLLOG token (as read_run sees it). Tests and the fuzzer
