@@ -616,11 +616,8 @@ Run read_run(const std::filesystem::path& path, const std::string& benchmark_hin
   return read_run(path, stat_result_file(path), benchmark_hint, facts, options);
 }
 
-namespace {
-
-// read_run's loop; with `up_to_run_start`, it stops after the first run_start event.
-Run read_run_lines(LineReader& reader, const std::string& name, const std::string& benchmark_hint,
-                   const Facts& facts, const RunOptions& options, bool up_to_run_start) {
+Run read_run(LineReader& reader, const std::string& name, const std::string& benchmark_hint,
+             const Facts& facts, const RunOptions& options) {
   RunBuilder builder(name, benchmark_hint, facts, options);
   // The compliance rules read the same lines beside the builder (architecture.md).
   std::optional<compliance::LogReader> rules;
@@ -647,7 +644,6 @@ Run read_run_lines(LineReader& reader, const std::string& name, const std::strin
       view.line = line.number;
       builder.add(view);
       if (rules) rules->add_event(view, line.text, line.needle_at);
-      if (up_to_run_start && view.key == "run_start") break;
       continue;
     }
     LineKind kind = add_parsed_line(builder, name, line, event, error);
@@ -656,7 +652,6 @@ Run read_run_lines(LineReader& reader, const std::string& name, const std::strin
     } else if (rules && kind == LineKind::kError) {
       rules->add_parse_error(line.number, error);
     }
-    if (up_to_run_start && kind == LineKind::kEvent && event.key == "run_start") break;
   }
   Run run = builder.finish();
   if (rules) {
@@ -664,20 +659,6 @@ Run read_run_lines(LineReader& reader, const std::string& name, const std::strin
     apply_official_verdict(run);
   }
   return run;
-}
-
-}  // namespace
-
-Run read_run(LineReader& reader, const std::string& name, const std::string& benchmark_hint,
-             const Facts& facts, const RunOptions& options) {
-  return read_run_lines(reader, name, benchmark_hint, facts, options, false);
-}
-
-Run read_run_up_to_run_start(const std::filesystem::path& path, const std::string& benchmark_hint,
-                             const Facts& facts, const Ruleset& ruleset) {
-  refuse_unless_regular(path, stat_result_file(path));
-  LineReader reader(file_source(path, nullptr));
-  return read_run_lines(reader, path.string(), benchmark_hint, facts, RunOptions{ruleset}, true);
 }
 
 void apply_official_verdict(Run& run) {
@@ -702,6 +683,50 @@ void apply_official_verdict(Run& run) {
   }
   if (!run.summarizer_run_start) run.drop_reasons.push_back("run_start not recorded");
   if (!run.summarizer_run_stop) run.drop_reasons.push_back("run_stop not recorded");
+}
+
+RunHead read_run_head(const std::filesystem::path& path) {
+  refuse_unless_regular(path, stat_result_file(path));
+  LineReader reader(file_source(path, nullptr));
+  RunHead head;
+  Line line;
+  EventView view;
+  Event event;
+  std::string error;
+  while (reader.next_with(kMllogToken, line)) {
+    // Only the lines that can be those sought are parsed.
+    if (line.truncated) continue;
+    const bool may_start = line.text.find("run_start") != std::string_view::npos;
+    if (!may_start && (!head.benchmark.empty() || line.text.find("submission_benchmark") == std::string_view::npos)) {
+      continue;
+    }
+    // The fast scan reads them; the full parser (some 30,000 instructions a line) only what
+    // it is unsure of, and a benchmark name with an escape in it.
+    std::string_view key;
+    std::string benchmark;
+    double time_ms = 0;
+    const bool scanned = scan_mllog_line(line.text, view, line.needle_at) == ScanKind::kEvent;
+    const bool plain = scanned && (view.key != "submission_benchmark" ||
+                                   (view.value.size() >= 2 && view.value.front() == '"' &&
+                                    view.value.find('\\') == std::string_view::npos));
+    if (plain) {
+      key = view.key;
+      time_ms = view.time_ms;
+      if (key == "submission_benchmark") benchmark = view.value.substr(1, view.value.size() - 2);
+    } else if (parse_mllog_line(line.text, event, error) == LineKind::kEvent) {
+      key = event.key;
+      time_ms = event.time_ms;
+      if (event.value.is_string()) benchmark = event.value.get<std::string>();
+    } else {
+      continue;
+    }
+    if (key == "run_start") {
+      head.run_start = EventMark{time_ms, line.number};
+      break;
+    }
+    if (key == "submission_benchmark" && head.benchmark.empty()) head.benchmark = std::move(benchmark);
+  }
+  return head;
 }
 
 Run read_run_full_parser(LineReader& reader, const std::string& name, const std::string& benchmark_hint,

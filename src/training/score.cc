@@ -214,11 +214,10 @@ void choose_ruleset(const BenchmarkDir& dir, const DataContext& data, const Scor
 }
 
 // Step 2, read the logs (taken from `ahead` when read already) and name the benchmark from
-// them (the folder name when they are silent). With neither --ruleset nor a round in the
-// path, the round is guessed from the logs' dates and the logs read again under it when it
-// differs (issue #14).
-// The logs are read under the ruleset chosen in step 1, or, where it is to be guessed and
-// `ahead` holds them, under the one forecast_ruleset gave for that read.
+// them (the folder name when they are silent). They are read under the ruleset of step 1, or
+// where `ahead` holds them, under the one it was read with (forecast_ruleset). With neither
+// --ruleset nor a round in the path, the round is guessed from the logs' dates and the logs
+// read again under it when they were read under another (issue #14).
 void read_logs(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options, ReadAhead* ahead,
                DirectoryResult& out) {
   const bool to_guess = !options.ruleset && !(dir.path_ruleset && dir.path_ruleset->usage == out.ruleset.usage);
@@ -613,8 +612,8 @@ Ruleset ruleset_of(const BenchmarkDir& dir, const DataContext& data, const Score
 }
 
 // The ruleset to read `dir`'s logs under before they are read: ruleset_of's, unless it is to
-// be guessed from the logs (read_logs). Then the guess from its first result file, read up to
-// its run_start: the guess from all its logs is usually the same (one campaign's logs), and
+// be guessed from the logs (read_logs). Then the guess from its first result file's head
+// (read_run_head): the guess from all its logs is usually the same (one campaign's logs), and
 // where it is not, read_logs reads them again. Without it every log of a directory older
 // than the newest shipped round was read twice, the second time on one thread.
 Ruleset forecast_ruleset(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options) {
@@ -625,9 +624,10 @@ Ruleset forecast_ruleset(const BenchmarkDir& dir, const DataContext& data, const
     return chosen.ruleset;
   }
   try {
-    std::vector<Run> first;
-    first.push_back(read_run_up_to_run_start(dir.result_files.front(), dir.benchmark_name, data.facts(), chosen.ruleset));
-    const std::string benchmark = first.front().benchmark.empty() ? dir.benchmark_name : first.front().benchmark;
+    const RunHead head = read_run_head(dir.result_files.front());
+    std::vector<Run> first(1);  // guess_ruleset reads only the run_start of its runs
+    first.front().run_start = head.run_start;
+    const std::string& benchmark = head.benchmark.empty() ? dir.benchmark_name : head.benchmark;
     std::string reason;
     if (std::optional<Ruleset> guessed = guess_ruleset(benchmark, first, data, reason)) return *guessed;
   } catch (const std::bad_alloc&) {

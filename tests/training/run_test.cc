@@ -133,30 +133,36 @@ TEST(ReadRun, MinutesAreRunStopMinusRunStartOver60000) {
   EXPECT_EQ(*whole.minutes, 15.0);
 }
 
-TEST(ReadRun, UpToRunStartStopsAfterTheFirstRunStart) {
+TEST(ReadRun, HeadIsTheFirstBenchmarkAndRunStart) {
   Log log = llama_log();
   log.add(kRunStart + kTrainMs + 5, "run_start", "null", "{}", "INTERVAL_START");  // a second one, later
   TempFile file(log.text);
-  mlperf::Run head = read_run_up_to_run_start(file.path(), "hint", facts(), *Ruleset::parse("5.1.0"));
+  RunHead head = read_run_head(file.path());
   EXPECT_EQ(head.benchmark, "llama2_70b_lora");
   ASSERT_TRUE(head.run_start.has_value());
   EXPECT_EQ(head.run_start->time_ms, 1760000301000.0);
   EXPECT_EQ(head.run_start->line, 8u);
-  EXPECT_EQ(head.mllog_lines, 7u);  // init_start … run_start; not the evals, run_stop, second run_start
-  EXPECT_FALSE(head.run_stop.has_value());
-  EXPECT_EQ(head.run_start_count, 1);
-  EXPECT_FALSE(head.compliance.has_value());
+  // The same as read_run's.
+  mlperf::Run run = read_log(log, "hint", options("5.1.0"));
+  EXPECT_EQ(run.run_start->time_ms, head.run_start->time_ms);
+  EXPECT_EQ(run.benchmark, head.benchmark);
 
-  // Without run_start the whole log is read; a folder is refused as read_run refuses it.
-  Log no_start;
-  no_start.head("llama2_70b_lora");
-  no_start.run_stop(kRunStart + kTrainMs);
-  TempFile other(no_start.text);
-  mlperf::Run whole = read_run_up_to_run_start(other.path(), "hint", facts(), *Ruleset::parse("5.1.0"));
-  EXPECT_FALSE(whole.run_start.has_value());
-  EXPECT_TRUE(whole.run_stop.has_value());
+  // A benchmark named twice: the first. A line that mentions run_start but is no MLLOG event,
+  // or another key's, is passed over; no run_start: none, the whole log read.
+  Log odd;
+  odd.add(kT0, "submission_benchmark", R"("\u0062ert")");  // an escape: the full parser reads it
+  odd.add(kT0 + 1, "submission_benchmark", "\"dlrm_dcnv2\"");
+  odd.raw(":::MLLOG {\"key\": \"run_start\", broken");
+  odd.add(kT0 + 2, "cache_clear", "\"before run_start\"");
+  odd.run_stop(kRunStart + kTrainMs);
+  TempFile other(odd.text);
+  RunHead none = read_run_head(other.path());
+  EXPECT_EQ(none.benchmark, "bert");
+  EXPECT_FALSE(none.run_start.has_value());
+
+  // A folder is refused as read_run refuses it.
   testing::TempDir dir;
-  EXPECT_THROW(read_run_up_to_run_start(dir.path(), "hint", facts(), *Ruleset::parse("5.1.0")), std::runtime_error);
+  EXPECT_THROW(read_run_head(dir.path()), std::runtime_error);
 }
 
 TEST(ReadRun, CompliantLlamaRunCountsAndConverges) {

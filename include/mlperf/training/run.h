@@ -297,13 +297,20 @@ Run read_run(const std::filesystem::path& path, const ResultFileStat& before_ope
 Run read_run(LineReader& reader, const std::string& name, const std::string& benchmark_hint,
              const Facts& facts, const RunOptions& options);
 
-/// read_run(path, …) without compliance rules, stopped after the log's first run_start event:
-/// the Run of the lines up to it (Run::benchmark and Run::run_start, what guessing a
-/// directory's ruleset from its logs' dates reads, scoring.md §6 / issue #14), at the cost of
-/// a log's first few hundred lines. A log without run_start is read to its end. Throws as
-/// read_run.
-Run read_run_up_to_run_start(const std::filesystem::path& path, const std::string& benchmark_hint,
-                             const Facts& facts, const Ruleset& ruleset);
+/// What a log says before its training starts that guessing its directory's ruleset from the
+/// logs' dates reads (issue #14; score.cc guess_ruleset): its benchmark and run_start.
+struct RunHead {
+  std::string benchmark;               ///< the first submission_benchmark string; "" when none
+  std::optional<EventMark> run_start;  ///< the first run_start (time_ms, line); none when not logged
+};
+
+/// Reads `path` up to its first run_start, parsing only the MLLOG lines whose text names
+/// run_start or (until one is found) submission_benchmark: a few microseconds a log where
+/// read_run takes the whole file through every rule. Lines that do not parse are passed over
+/// (read_run reports them). A forecast, not a judgment: the score reads every log again.
+/// Throws std::runtime_error naming the file when it cannot be opened or read, or is not a
+/// regular file.
+RunHead read_run_head(const std::filesystem::path& path);
 
 /// The reference read_run must equal: every line through LineReader::next and
 /// parse_mllog_line into RunBuilder::add(Event), no fast scan. An over-long line is an error
