@@ -40,17 +40,40 @@ std::string location(const Finding& f) {
   return f.line > 0 ? fmt::format("{}:{}", f.file, f.line) : f.file;
 }
 
-std::string attr(std::string_view name, std::string_view value) {
-  return fmt::format(" {}=\"{}\"", name, xml_escape(value));
+// A byte xml_escape copies as it is: printable ASCII but the five markup characters.
+bool plain_xml_byte(unsigned char c) {
+  return c >= 0x20 && c < 0x80 && c != '&' && c != '<' && c != '>' && c != '"' && c != '\'';
 }
 
-}  // namespace
+void append_escaped(std::string& out, std::string_view text);
 
-std::string xml_escape(std::string_view text) {
+// Appends ` name="value"`, the value escaped.
+void append_attr(std::string& out, std::string_view name, std::string_view value) {
+  out += ' ';
+  out += name;
+  out += "=\"";
+  append_escaped(out, value);
+  out += '"';
+}
+
+std::string attr(std::string_view name, std::string_view value) {
   std::string out;
-  out.reserve(text.size());
+  append_attr(out, name, value);
+  return out;
+}
+
+// xml_escape(text), appended to `out`.
+void append_escaped(std::string& out, std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     unsigned char c = static_cast<unsigned char>(text[i]);
+    if (plain_xml_byte(c)) {
+      // A run of plain bytes in one piece (most of any text).
+      std::size_t j = i + 1;
+      while (j < text.size() && plain_xml_byte(static_cast<unsigned char>(text[j]))) ++j;
+      out.append(text.data() + i, j - i);
+      i = j;
+      continue;
+    }
     if (c < 0x80) {
       switch (c) {
         case '&': out += "&amp;"; break;
@@ -62,11 +85,7 @@ std::string xml_escape(std::string_view text) {
         case '\n': out += "&#10;"; break;
         case '\r': out += "&#13;"; break;
         default:
-          if (c < 0x20) {
-            out += kReplacement;  // XML 1.0 forbids the other C0 controls, even as references
-          } else {
-            out += static_cast<char>(c);
-          }
+          out += kReplacement;  // XML 1.0 forbids the other C0 controls, even as references
       }
       ++i;
       continue;
@@ -85,6 +104,14 @@ std::string xml_escape(std::string_view text) {
     }
     i += n;
   }
+}
+
+}  // namespace
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  append_escaped(out, text);
   return out;
 }
 
@@ -99,8 +126,12 @@ std::string junit_suite(const CheckReport& r, Totals& totals) {
   std::string suites;
   std::size_t suite_failures = 0, suite_errors = 0;
   std::string cases;
+  const std::string classname = attr("classname", r.directory);  // the same in every case
   for (const auto& c : r.checks) {
-    cases += "    <testcase" + attr("name", c.check) + attr("classname", r.directory) + ">\n";
+    cases += "    <testcase";
+    append_attr(cases, "name", c.check);
+    cases += classname;
+    cases += ">\n";
     if (!c.passed()) {
       const bool input = c.check == "input_readable";
       (input ? suite_errors : suite_failures) += 1;
@@ -136,7 +167,10 @@ std::string junit_suite(const CheckReport& r, Totals& totals) {
                                     {"ruleset_source", r.ruleset_source},
                                     {"submitter", r.submitter},
                                     {"system", r.system}}) {
-    suites += "      <property" + attr("name", name) + attr("value", value) + "/>\n";
+    suites += "      <property";
+    append_attr(suites, "name", name);
+    append_attr(suites, "value", value);
+    suites += "/>\n";
   }
   suites += "    </properties>\n";
   suites += cases;
