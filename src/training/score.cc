@@ -213,6 +213,12 @@ void choose_ruleset(const BenchmarkDir& dir, const DataContext& data, const Scor
   if (dir.scaling == "weak") out.scaling = "weak";
 }
 
+// Whether `dir`'s ruleset is guessed from its logs' dates: neither --ruleset nor a round of
+// the usage of `chosen` (step 1's ruleset) in its path (issue #14).
+bool ruleset_to_guess(const BenchmarkDir& dir, const ScoreOptions& options, const Ruleset& chosen) {
+  return !options.ruleset && !(dir.path_ruleset && dir.path_ruleset->usage == chosen.usage);
+}
+
 // Step 2, read the logs (taken from `ahead` when read already) and name the benchmark from
 // them (the folder name when they are silent). They are read under the ruleset of step 1, or
 // where `ahead` holds them, under the one it was read with (forecast_ruleset). With neither
@@ -220,7 +226,7 @@ void choose_ruleset(const BenchmarkDir& dir, const DataContext& data, const Scor
 // read again under it when they were read under another (issue #14).
 void read_logs(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options, ReadAhead* ahead,
                DirectoryResult& out) {
-  const bool to_guess = !options.ruleset && !(dir.path_ruleset && dir.path_ruleset->usage == out.ruleset.usage);
+  const bool to_guess = ruleset_to_guess(dir, options, out.ruleset);
   const Ruleset read_with = to_guess && ahead != nullptr ? ahead->options.ruleset : out.ruleset;
   RunOptions run_options{read_with, options.bert_train_samples, options.compliance_rules};
   read_result_files(dir, data.facts(), run_options, ahead, out.runs, out.errors);
@@ -619,10 +625,7 @@ Ruleset ruleset_of(const BenchmarkDir& dir, const DataContext& data, const Score
 Ruleset forecast_ruleset(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options) {
   DirectoryResult chosen;
   choose_ruleset(dir, data, options, chosen);
-  if (options.ruleset || (dir.path_ruleset && dir.path_ruleset->usage == chosen.ruleset.usage) ||
-      dir.result_files.empty()) {
-    return chosen.ruleset;
-  }
+  if (!ruleset_to_guess(dir, options, chosen.ruleset) || dir.result_files.empty()) return chosen.ruleset;
   try {
     const RunHead head = read_run_head(dir.result_files.front());
     std::vector<Run> first(1);  // guess_ruleset reads only the run_start of its runs
