@@ -111,13 +111,19 @@ namespace {
 // are others), and whether a shape's metadata flags an error. That is the same on every line
 // of a shape: lines of one shape differ only in their numbers, and a number never reads
 // `true`.
+// Whether a line's metadata (JSON text) flags an error.
+bool flags_error(std::string_view metadata) {
+  return !metadata.empty() && json_member(metadata, "is_error") == "true";
+}
+
 struct DetailLogScanner {
   MllogScanner scanner;
   ShapeMemo<bool, 256> error_flags;
 
+  // flags_error(metadata) of a scanned line, worked out once per shape.
   bool is_error(const EventView& view, std::string_view metadata) {
     if (const bool* known = error_flags.find(view.shape)) return *known;
-    const bool flagged = json_member(metadata, "is_error") == "true";
+    const bool flagged = flags_error(metadata);
     error_flags.keep(view.shape, flagged);
     return flagged;
   }
@@ -148,14 +154,14 @@ LoadgenLog read_detail_log_from(const std::filesystem::path& file, ByteSource so
       key = view.key;
       value = view.value.empty() ? std::string_view("null") : view.value;
       metadata = view.metadata;
-      is_error = !metadata.empty() && shapes.is_error(view, metadata);
+      is_error = shapes.is_error(view, metadata);
     } else if (parse_mllog_line(line.text, event, error) == LineKind::kEvent) {
       key = event.key;
       value_text = event.value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       metadata_text = event.metadata.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       value = value_text;
       metadata = metadata_text;
-      is_error = !metadata.empty() && json_member(metadata, "is_error") == "true";
+      is_error = flags_error(metadata);
     } else {
       log.parse_errors.push_back({file.string(), line.number, line.truncated ? "line too long" : error});
       continue;

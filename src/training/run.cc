@@ -701,22 +701,18 @@ RunHead read_run_head(const std::filesystem::path& path) {
       continue;
     }
     // The fast scan reads them; the full parser (some 30,000 instructions a line) only what
-    // it is unsure of, and a benchmark name with an escape in it.
+    // it is unsure of.
     std::string_view key;
-    std::string benchmark;
+    std::optional<std::string> benchmark;
     double time_ms = 0;
-    const bool scanned = scan_mllog_line(line.text, view, line.needle_at) == ScanKind::kEvent;
-    const bool plain = scanned && (view.key != "submission_benchmark" ||
-                                   (view.value.size() >= 2 && view.value.front() == '"' &&
-                                    view.value.find('\\') == std::string_view::npos));
-    if (plain) {
+    if (scan_mllog_line(line.text, view, line.needle_at) == ScanKind::kEvent) {
       key = view.key;
       time_ms = view.time_ms;
-      if (key == "submission_benchmark") benchmark = view.value.substr(1, view.value.size() - 2);
+      if (key == "submission_benchmark") benchmark = json_string(view.value);
     } else if (parse_mllog_line(line.text, event, error) == LineKind::kEvent) {
       key = event.key;
       time_ms = event.time_ms;
-      if (event.value.is_string()) benchmark = event.value.get<std::string>();
+      if (key == "submission_benchmark" && event.value.is_string()) benchmark = event.value.get<std::string>();
     } else {
       continue;
     }
@@ -724,7 +720,7 @@ RunHead read_run_head(const std::filesystem::path& path) {
       head.run_start = EventMark{time_ms, line.number};
       break;
     }
-    if (key == "submission_benchmark" && head.benchmark.empty()) head.benchmark = std::move(benchmark);
+    if (benchmark && head.benchmark.empty()) head.benchmark = std::move(*benchmark);
   }
   return head;
 }
