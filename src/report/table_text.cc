@@ -58,6 +58,11 @@ std::string pad(const std::string& text, std::size_t width, bool right) {
 std::string terminal_text(std::string_view text) {
   std::string out;
   out.reserve(text.size());
+  append_terminal_text(out, text);
+  return out;
+}
+
+void append_terminal_text(std::string& out, std::string_view text) {
   auto octal = [&](unsigned char c) {
     out += '\\';
     out += static_cast<char>('0' + ((c >> 6) & 7));
@@ -66,6 +71,15 @@ std::string terminal_text(std::string_view text) {
   };
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {  // a run of printable ASCII, copied in one piece
+      std::size_t j = i + 1;
+      while (j < text.size() && static_cast<unsigned char>(text[j]) >= 0x20 && static_cast<unsigned char>(text[j]) < 0x7f) {
+        ++j;
+      }
+      out.append(text.data() + i, j - i);
+      i = j;
+      continue;
+    }
     if (c < 0x80) {
       switch (c) {
         case '\a': out += "\\a"; break;
@@ -113,7 +127,6 @@ std::string terminal_text(std::string_view text) {
     out.append(text.substr(i, n));
     i += n;
   }
-  return out;
 }
 
 void write_indented(std::ostream& out, std::string_view text, std::size_t pad) {

@@ -76,6 +76,35 @@ TEST(CheckOutput, TableShowsEachCheckAndItsFindingsUnderIt) {
             "check: 1 directory, 0 passed, 1 failed; 1 error, 1 warning\n");
 }
 
+// Rows are padded by characters (a check name of accents, one past the column) and every
+// name is made safe for the terminal (an escape in the directory, the system and a file).
+TEST(CheckOutput, TableRowsPadByCharactersAndEscapeNames) {
+  CheckReport r;
+  r.directory = "/r/s\x1b[2Jys/b";
+  r.system = "s\x1b[2Jys";
+  r.benchmark = "b";
+  r.division = "open";
+  r.ruleset = rs("5.0.0");
+  r.ruleset_source = "guessed";
+  CheckResult accents{"résumé", "r", {}};
+  accents.findings.push_back({"résumé", Finding::kWarning, r.directory + "/a\tb.txt", 7, "é\x7f"});
+  accents.findings.push_back({"résumé", Finding::kWarning, r.directory + "/c.txt", 0, "two"});
+  r.checks = {accents, CheckResult{"a_check_name_of_20_", "x", {}}};
+  std::ostringstream out;
+  write_check_table(out, {r});
+  EXPECT_EQ(out.str(),
+            "s\\033[2Jys / b: PASSED (2 warnings)\n"
+            "  directory  /r/s\\033[2Jys/b\n"
+            "  division open   ruleset 5.0.0 (guessed)\n"
+            "\n"
+            "  résumé             pass, 2 warnings\n"
+            "    warning  a\\tb.txt:7: é\\177\n"
+            "    warning  c.txt: two\n"
+            "  a_check_name_of_20_ pass\n"
+            "\n"
+            "check: 1 directory, 1 passed, 0 failed; 0 errors, 2 warnings\n");
+}
+
 // Streamed (issue #25): any split into batches gives the bytes of the whole report.
 TEST(CheckReportWriter, BatchesGiveTheBytesOfOneWholeReport) {
   std::vector<CheckReport> reports;

@@ -46,6 +46,10 @@ std::string csv_field(const std::string& value);
 /// newline or an escape sequence cannot forge a line or recolour the terminal.
 std::string terminal_text(std::string_view text);
 
+/// terminal_text(text) appended to `out`, for writers that build a block of lines in one
+/// string.
+void append_terminal_text(std::string& out, std::string_view text);
+
 /// Width of UTF-8 text in characters (continuation bytes do not count): text-table columns.
 std::size_t display_width(const std::string& text);
 
