@@ -35,7 +35,14 @@ std::optional<Ruleset> Ruleset::parse(std::string_view text) {
 }
 
 std::string Ruleset::str() const {
-  return std::to_string(parts[0]) + "." + std::to_string(parts[1]) + "." + std::to_string(parts[2]);
+  // Written in place (to_chars): every report row and cache key names its ruleset.
+  char text[3 * 12 + 2];
+  char* at = text;
+  for (int i = 0; i < 3; ++i) {
+    if (i > 0) *at++ = '.';
+    at = std::to_chars(at, text + sizeof text, parts[static_cast<std::size_t>(i)]).ptr;
+  }
+  return std::string(text, at);
 }
 
 }  // namespace mlperf

@@ -40,14 +40,16 @@ DataContext::DataContext(const fs::path& root)
 
 std::shared_ptr<const std::vector<RcpRecord>> DataContext::rcps(const BenchmarkFacts& benchmark,
                                                                const Ruleset& ruleset) const {
-  fs::path file = root_ / "data" / "rcps" / (benchmark.usage + "_" + ruleset.str()) /
-                  ("rcps_" + benchmark.name + ".json");
-  std::string key = file.string();
+  // Looked up by "usage_X.Y.Z/name" (every directory asks; a path is built only to load).
+  std::string key = benchmark.usage;
+  key.append("_").append(ruleset.str()).append("/").append(benchmark.name);
   {
     std::lock_guard lock(mutex_);
     auto it = rcp_cache_.find(key);
     if (it != rcp_cache_.end()) return it->second;
   }
+  const fs::path file = root_ / "data" / "rcps" / (benchmark.usage + "_" + ruleset.str()) /
+                        ("rcps_" + benchmark.name + ".json");
   std::vector<RcpRecord> records;
   std::error_code ec;
   if (fs::exists(file, ec)) {

@@ -47,7 +47,7 @@ void FollowState::resolve() {
       Run probe;  // guess_ruleset reads only the run_start of its runs
       probe.run_start = EventMark{*run_start_ms_, 0};
       std::string reason;
-      ruleset_ = guess_ruleset(view_.benchmark, {probe}, data_, reason);
+      ruleset_ = guess_ruleset(view_.benchmark, {probe}, data_, &reason);
     }
     if (!ruleset_) return;
   }

@@ -137,7 +137,7 @@ std::string utc_date(double time_ms) {
 }
 
 std::optional<Ruleset> guess_ruleset(const std::string& benchmark, const std::vector<Run>& runs,
-                                     const DataContext& data, std::string& reason) {
+                                     const DataContext& data, std::string* reason) {
   std::optional<double> first;
   for (const auto& r : runs) {
     if (r.run_start && (!first || r.run_start->time_ms < *first)) first = r.run_start->time_ms;
@@ -148,18 +148,25 @@ std::optional<Ruleset> guess_ruleset(const std::string& benchmark, const std::ve
   }
   if (!first || rounds.empty()) return std::nullopt;
   std::string date = utc_date(*first);
-  std::vector<std::string> listed;
-  for (const auto& r : rounds) listed.push_back(r.str());
+  auto listed = [&] {
+    std::vector<std::string> names;
+    for (const auto& r : rounds) names.push_back(r.str());
+    return names;
+  };
   for (const auto& r : rounds) {
     auto published = data.round_dates().find(r);
     if (published != data.round_dates().end() && date <= published->second) {
-      reason = fmt::format("{} is in rounds {}; the logs start on {}, before {} was published ({})", benchmark,
-                           fmt::join(listed, ", "), date, r.str(), published->second);
+      if (reason != nullptr) {
+        *reason = fmt::format("{} is in rounds {}; the logs start on {}, before {} was published ({})", benchmark,
+                              fmt::join(listed(), ", "), date, r.str(), published->second);
+      }
       return r;
     }
   }
-  reason = fmt::format("{} is in rounds {}; the logs start on {}, after every round's publication: the newest",
-                       benchmark, fmt::join(listed, ", "), date);
+  if (reason != nullptr) {
+    *reason = fmt::format("{} is in rounds {}; the logs start on {}, after every round's publication: the newest",
+                          benchmark, fmt::join(listed(), ", "), date);
+  }
   return rounds.back();
 }
 
@@ -234,7 +241,7 @@ void read_logs(const BenchmarkDir& dir, const DataContext& data, const ScoreOpti
   if (out.benchmark.empty()) out.benchmark = dir.benchmark_name;
   if (!to_guess) return;
   std::string reason;
-  if (std::optional<Ruleset> guessed = guess_ruleset(out.benchmark, out.runs, data, reason)) {
+  if (std::optional<Ruleset> guessed = guess_ruleset(out.benchmark, out.runs, data, &reason)) {
     out.ruleset_source = "guessed";
     out.ruleset_reason = reason;
     out.ruleset = *guessed;
@@ -631,8 +638,7 @@ Ruleset forecast_ruleset(const BenchmarkDir& dir, const DataContext& data, const
     std::vector<Run> first(1);  // guess_ruleset reads only the run_start of its runs
     first.front().run_start = head.run_start;
     const std::string& benchmark = head.benchmark.empty() ? dir.benchmark_name : head.benchmark;
-    std::string reason;
-    if (std::optional<Ruleset> guessed = guess_ruleset(benchmark, first, data, reason)) return *guessed;
+    if (std::optional<Ruleset> guessed = guess_ruleset(benchmark, first, data)) return *guessed;
   } catch (const std::bad_alloc&) {
     throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception&) {

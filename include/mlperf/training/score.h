@@ -104,9 +104,10 @@ std::string utc_date(double time_ms);
 /// of the rounds (configs/benchmarks.json) holding `benchmark`, the first published
 /// (configs/round_dates.json) on or after the earliest run_start of `runs`; after every
 /// round's publication, the newest. nullopt when no run has a run_start or no round holds the
-/// benchmark. `reason` gets one sentence saying why.
+/// benchmark. `reason`, where given, gets one sentence saying why (a guess only forecast
+/// leaves it out: the sentence costs more than the guess).
 std::optional<Ruleset> guess_ruleset(const std::string& benchmark, const std::vector<Run>& runs,
-                                     const DataContext& data, std::string& reason);
+                                     const DataContext& data, std::string* reason = nullptr);
 
 /// The official compliance rules (configs/compliance/training_X.Y.Z/) for the rulesets the
 /// training directories among `dirs` are judged under; every shipped folder when one of them
