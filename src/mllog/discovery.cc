@@ -24,6 +24,10 @@ namespace mlperf {
 
 namespace fs = std::filesystem;
 
+bool may_hold(const BenchmarkDir& dir, std::string_view name) {
+  return !dir.entries || std::binary_search(dir.entries->begin(), dir.entries->end(), name);
+}
+
 namespace {
 
 // True when `s` is one or more ASCII digits.
@@ -92,6 +96,7 @@ struct Listing {
   std::vector<std::string> result_files;
   std::vector<std::string> other_logs;
   std::vector<std::string> children;  // directories, symbolic links to them left out
+  std::vector<std::string> names;     // every entry not hidden (no leading '.'), as listed
   bool loadgen_logs = false;          // holds mlperf_log_detail.txt or mlperf_log_summary.txt
 };
 
@@ -318,6 +323,7 @@ int list_directory(const char* path, const std::string& shown, Listing& listing,
       at_byte += entry->d_reclen;
       const std::string_view entry_name(entry->d_name);
       if (entry_name == "." || entry_name == "..") continue;
+      if (entry_name[0] != '.') listing.names.emplace_back(entry_name);
       // Everything named result_N.txt is a result file: one that is a directory or a FIFO
       // is reported when it is read, not left out in silence.
       if (is_result_name(entry_name)) {
@@ -353,6 +359,12 @@ int list_directory(const char* path, const std::string& shown, Listing& listing,
   return fd;
 }
 
+// `names` in byte order (BenchmarkDir::entries).
+std::vector<std::string> sorted_names(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 // True when `name` below the folder open at `fd` is a regular file (symbolic links followed).
 bool regular_file_at(int fd, const char* name) {
   struct stat info {};
@@ -382,6 +394,7 @@ void visit(WalkNode& node, WalkContext& context) {
     BenchmarkDir dir = as_benchmark_dir(place, paths_of(path, listing.result_files), &context.systems);
     dir.ignored_files = paths_of(path, listing.other_logs);
     sort_natural(dir.ignored_files);
+    dir.entries = sorted_names(std::move(listing.names));
     node.out.push_back(std::move(dir));
     return;  // a benchmark directory is a leaf
   }
@@ -420,6 +433,7 @@ void visit(WalkNode& node, WalkContext& context) {
     return;
   }
   if (auto dir = other_logs_dir(place, listing, context.glob, &context.systems)) {
+    dir->entries = sorted_names(std::move(listing.names));
     node.out.push_back(std::move(*dir));
     return;
   }

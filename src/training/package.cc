@@ -532,6 +532,7 @@ PackageVerdict PackageJudge::judge(const DirectoryResult& r) const {
   if (place.in_layout) params.system_file = place.system_dir / rules_.params_file;
   for (auto [file, out] : {std::pair{&params.system_file, &params.system}, std::pair{&params.benchmark_file, &params.benchmark}}) {
     if (file->empty()) continue;
+    if (file == &params.benchmark_file && !may_hold(r.dir, rules_.params_file)) continue;  // known absent
     try {
       *out = read_checker_params(*file, rules_);
     } catch (const std::bad_alloc&) {
@@ -543,7 +544,7 @@ PackageVerdict PackageJudge::judge(const DirectoryResult& r) const {
   }
 
   // Result files.
-  std::vector<std::string> names = listing(dir);
+  std::vector<std::string> names = r.dir.entries ? *r.dir.entries : listing(dir);
   std::vector<fs::path> result_files;
   for (const auto& n : names) {
     if (matches("result_*.txt", n)) result_files.push_back(dir / n);
@@ -591,7 +592,7 @@ PackageVerdict PackageJudge::judge(const DirectoryResult& r) const {
   }
 
   // Power.
-  if (fs::exists(dir / "power", ec)) {
+  if (may_hold(r.dir, "power") && fs::exists(dir / "power", ec)) {
     for (auto& f : check_power(dir / "power", result_files)) power.findings.push_back(std::move(f));
   }
 

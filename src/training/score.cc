@@ -530,6 +530,7 @@ void take_score(const OlympicStep& olympic, const std::optional<RcpVerdict>& pro
 // Step 9, scaling.json beside the logs: reported, never modified (§5); a warning when it
 // disagrees with the factor the RCP rules give.
 void read_scaling_json(const BenchmarkDir& dir, DirectoryResult& out) {
+  if (!may_hold(dir, "scaling.json")) return;
   fs::path scaling = dir.path / "scaling.json";
   std::error_code ec;
   if (!fs::is_regular_file(scaling, ec)) return;

@@ -39,6 +39,37 @@ TEST(Discovery, ResultFilesInNaturalOrderThenUnnumberedByName) {
   EXPECT_FALSE(dirs[0].path_ruleset.has_value());
 }
 
+// The walk keeps what it listed of each benchmark directory (BenchmarkDir::entries): every
+// entry not hidden, in byte order, so that later stages know scaling.json, power or
+// package_checker_params absent without a stat; where it listed nothing, may_hold says maybe.
+TEST(Discovery, ABenchmarkDirKeepsItsListingAndSaysWhatIsAbsent) {
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "bert";
+  for (const char* name : {"result_1.txt", "result_0.txt", ".hidden", "scaling.json", "power/node_0", "Zeta.log"}) {
+    write_file(dir / name, "");
+  }
+  const fs::path runs = tmp.path() / "runs" / "llama31_8b";  // run-script names: another rule
+  write_file(runs / "2510011200_1.log", "");
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  ASSERT_EQ(dirs.size(), 2u);
+  ASSERT_TRUE(dirs[0].entries.has_value());
+  EXPECT_EQ(*dirs[0].entries,
+            (std::vector<std::string>{"Zeta.log", "power", "result_0.txt", "result_1.txt", "scaling.json"}));
+  EXPECT_TRUE(may_hold(dirs[0], "power"));
+  EXPECT_TRUE(may_hold(dirs[0], "scaling.json"));
+  EXPECT_FALSE(may_hold(dirs[0], "package_checker_params"));
+  EXPECT_FALSE(may_hold(dirs[0], ".hidden"));
+  EXPECT_EQ(dirs[1].file_rule, "run-script names");
+  ASSERT_TRUE(dirs[1].entries.has_value());
+  EXPECT_EQ(*dirs[1].entries, (std::vector<std::string>{"2510011200_1.log"}));
+  EXPECT_FALSE(may_hold(dirs[1], "scaling.json"));
+  // A log given on its own: its folder was not listed.
+  const BenchmarkDir alone = single_log_dir(dir / "result_0.txt");
+  EXPECT_FALSE(alone.entries.has_value());
+  EXPECT_TRUE(may_hold(alone, "scaling.json"));
+}
+
 TEST(Discovery, RulesetFromTheLastRoundFolderOnThePath) {
   TempDir tmp;
   struct Case {

@@ -52,7 +52,16 @@ struct BenchmarkDir {
   std::string absolute_path;
   /// Made by single_log_dir: one log given on its own, judged alone (no directory checks).
   bool single_log = false;
+  /// The folder's entries as the walk listed them, hidden ones (a leading '.') left out, in
+  /// byte order: what the package check and scoring look for in it (scaling.json, power,
+  /// package_checker_params) without listing or stat-ing it again. nullopt where the walk
+  /// did not list it (a log given on its own, an inference scenario folder).
+  std::optional<std::vector<std::string>> entries;
 };
+
+/// False only where the walk listed `dir` (BenchmarkDir::entries) and `name` was not in it:
+/// the entry is then known to be absent and needs no stat; true otherwise (it may be there).
+bool may_hold(const BenchmarkDir& dir, std::string_view name);
 
 /// Problems met while walking the input paths (unreadable folders, missing paths).
 struct DiscoveryError {
