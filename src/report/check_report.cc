@@ -14,8 +14,18 @@ namespace mlperf {
 
 namespace {
 
+// "1 error", "2 errors", appended to `out`.
+void append_plural(std::string& out, std::size_t n, const char* word) {
+  out.append(fmt::format_int(n).str());
+  out += ' ';
+  out.append(word);
+  if (n != 1) out += 's';
+}
+
 std::string plural(std::size_t n, const char* word) {
-  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+  std::string out;
+  append_plural(out, n, word);
+  return out;
 }
 
 // The file as shown under its directory: relative to it when inside, "." for the directory.
@@ -166,14 +176,6 @@ void append_left_aligned(std::string& out, std::string_view text, std::size_t wi
   }
   out.append(text);
   if (text.size() < width) out.append(width - text.size(), ' ');
-}
-
-// plural(n, word) appended to `out`.
-void append_plural(std::string& out, std::size_t n, const char* word) {
-  out.append(fmt::format_int(n).str());
-  out += ' ';
-  out.append(word);
-  if (n != 1) out += 's';
 }
 
 // One report's block of the human table, built in one string and written at once (a
