@@ -544,7 +544,9 @@ PackageVerdict PackageJudge::judge(const DirectoryResult& r) const {
   }
 
   // Result files.
-  std::vector<std::string> names = r.dir.entries ? *r.dir.entries : listing(dir);
+  std::vector<std::string> listed;  // only where the walk did not list the folder
+  if (!r.dir.entries) listed = listing(dir);
+  const std::vector<std::string>& names = r.dir.entries ? *r.dir.entries : listed;
   std::vector<fs::path> result_files;
   for (const auto& n : names) {
     if (matches("result_*.txt", n)) result_files.push_back(dir / n);
