@@ -107,15 +107,15 @@ std::uint64_t LoadgenLog::line(std::string_view key) const {
 
 namespace {
 
-// The shape memory of the detail logs read on a thread (their own: training logs' shapes
-// are others), and whether a shape's metadata flags an error. That is the same on every line
-// of a shape: lines of one shape differ only in their numbers, and a number never reads
-// `true`.
 // Whether a line's metadata (JSON text) flags an error.
 bool flags_error(std::string_view metadata) {
   return !metadata.empty() && json_member(metadata, "is_error") == "true";
 }
 
+// The shape memory of the detail logs read on a thread (their own: training logs' shapes
+// are others), and whether a shape's metadata flags an error. That is the same on every line
+// of a shape: lines of one shape differ only in their numbers, and a number never reads
+// `true`.
 struct DetailLogScanner {
   MllogScanner scanner;
   ShapeMemo<bool, 256> error_flags;

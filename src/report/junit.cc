@@ -45,23 +45,6 @@ bool plain_xml_byte(unsigned char c) {
   return c >= 0x20 && c < 0x80 && c != '&' && c != '<' && c != '>' && c != '"' && c != '\'';
 }
 
-void append_escaped(std::string& out, std::string_view text);
-
-// Appends ` name="value"`, the value escaped.
-void append_attr(std::string& out, std::string_view name, std::string_view value) {
-  out += ' ';
-  out += name;
-  out += "=\"";
-  append_escaped(out, value);
-  out += '"';
-}
-
-std::string attr(std::string_view name, std::string_view value) {
-  std::string out;
-  append_attr(out, name, value);
-  return out;
-}
-
 // xml_escape(text), appended to `out`.
 void append_escaped(std::string& out, std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
@@ -104,6 +87,21 @@ void append_escaped(std::string& out, std::string_view text) {
     }
     i += n;
   }
+}
+
+// Appends ` name="value"`, the value escaped.
+void append_attr(std::string& out, std::string_view name, std::string_view value) {
+  out += ' ';
+  out += name;
+  out += "=\"";
+  append_escaped(out, value);
+  out += '"';
+}
+
+std::string attr(std::string_view name, std::string_view value) {
+  std::string out;
+  append_attr(out, name, value);
+  return out;
 }
 
 }  // namespace
