@@ -150,7 +150,7 @@ Command add_check_command(CLI::App& app) {
   return {cmd, [args] { return run_check(*args); }};
 }
 
-const bool registered = register_command("check", &add_check_command);
+const bool check_registered = register_command("check", &add_check_command);
 
 }  // namespace
 

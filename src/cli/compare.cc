@@ -73,7 +73,7 @@ Command add_compare_command(CLI::App& app) {
   return {cmd, [args] { return run_compare(*args); }};
 }
 
-const bool registered = register_command("compare", &add_compare_command);
+const bool compare_registered = register_command("compare", &add_compare_command);
 
 }  // namespace
 

@@ -153,7 +153,7 @@ Command add_follow_command(CLI::App& app) {
   return {cmd, [args] { return run_follow(*args); }};
 }
 
-const bool registered = register_command("follow", &add_follow_command);
+const bool follow_registered = register_command("follow", &add_follow_command);
 
 }  // namespace
 

@@ -163,7 +163,7 @@ Command add_parse_command(CLI::App& app) {
   return {cmd, [args] { return run_parse(*args); }};
 }
 
-const bool registered = register_command("parse", &add_parse_command);
+const bool parse_registered = register_command("parse", &add_parse_command);
 
 }  // namespace
 

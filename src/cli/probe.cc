@@ -122,7 +122,7 @@ void write_rows(std::ostream& out, const std::vector<std::vector<std::string>>& 
   }
 }
 
-void write_table(std::ostream& out, const ProbeResult& r) {
+void write_probe_table(std::ostream& out, const ProbeResult& r) {
   fmt::print(out, "HIP runtime  {}\n", hip_line(r.hip));
   fmt::print(out, "NVML         {}\n", nvml_line(r.nvml));
   fmt::print(out, "sysfs        {}\n", sysfs_line(r));
@@ -237,7 +237,7 @@ int run_probe(const ProbeArgs& args) {
   if (args.format == "json") {
     std::cout << to_json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else {
-    write_table(std::cout, result);
+    write_probe_table(std::cout, result);
   }
   std::cout.flush();
   return kExitPassed;
@@ -262,7 +262,7 @@ Command add_probe_command(CLI::App& app) {
   return {cmd, [args] { return run_probe(*args); }};
 }
 
-const bool registered = register_command("probe", &add_probe_command);
+const bool probe_registered = register_command("probe", &add_probe_command);
 
 }  // namespace
 

@@ -90,7 +90,7 @@ Command add_score_command(CLI::App& app) {
   return {cmd, [args] { return run_score(*args); }};
 }
 
-const bool registered = register_command("score", &add_score_command);
+const bool score_registered = register_command("score", &add_score_command);
 
 }  // namespace
 

@@ -52,7 +52,7 @@ Command add_summarize_command(CLI::App& app) {
   return {cmd, [args] { return run_summarize(*args); }};
 }
 
-const bool registered = register_command("summarize", &add_summarize_command);
+const bool summarize_registered = register_command("summarize", &add_summarize_command);
 
 }  // namespace
 

@@ -154,7 +154,7 @@ using NvmlGetUnsigned = int (*)(NvmlDeviceHandle, unsigned*);
 
 // --- sysfs ---------------------------------------------------------------------------------
 
-std::optional<std::string> read_text(const fs::path& file) {
+std::optional<std::string> read_sysfs_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return std::nullopt;
   std::stringstream s;
@@ -210,11 +210,11 @@ std::optional<DrmDevice> read_drm_device(const fs::path& device_dir) {
   if (!fs::is_directory(device_dir, ec)) return std::nullopt;
   DrmDevice d;
   d.dir = device_dir;
-  if (auto t = read_text(device_dir / "vendor")) d.vendor = parse_hex_id(*t);
-  if (auto t = read_text(device_dir / "device")) d.device = parse_hex_id(*t);
-  if (auto t = read_text(device_dir / "product_name")) d.product_name = trim(*t);
-  if (auto t = read_text(device_dir / "mem_info_vram_total")) d.vram_bytes = parse_u64(*t).value_or(0);
-  if (auto t = read_text(device_dir / "uevent")) {
+  if (auto t = read_sysfs_text(device_dir / "vendor")) d.vendor = parse_hex_id(*t);
+  if (auto t = read_sysfs_text(device_dir / "device")) d.device = parse_hex_id(*t);
+  if (auto t = read_sysfs_text(device_dir / "product_name")) d.product_name = trim(*t);
+  if (auto t = read_sysfs_text(device_dir / "mem_info_vram_total")) d.vram_bytes = parse_u64(*t).value_or(0);
+  if (auto t = read_sysfs_text(device_dir / "uevent")) {
     std::istringstream lines(*t);
     std::string line;
     while (std::getline(lines, line)) {
@@ -467,9 +467,9 @@ std::vector<NvidiaPciDevice> read_nvidia_pci_devices(const fs::path& sysfs_root)
   std::error_code ec;
   for (fs::directory_iterator it(sysfs_root / "bus/pci/devices", ec), end; !ec && it != end; it.increment(ec)) {
     const fs::path& dir = it->path();
-    auto vendor_text = read_text(dir / "vendor");
-    auto device_text = read_text(dir / "device");
-    auto class_text = read_text(dir / "class");
+    auto vendor_text = read_sysfs_text(dir / "vendor");
+    auto device_text = read_sysfs_text(dir / "device");
+    auto class_text = read_sysfs_text(dir / "class");
     if (!vendor_text || !device_text || !class_text) continue;
     auto vendor = parse_hex_id(*vendor_text);
     auto device = parse_hex_id(*device_text);
@@ -696,7 +696,7 @@ std::vector<KfdNode> read_kfd_nodes(const fs::path& sysfs_root, bool& present, s
     if (!numeric_name(name)) continue;
     KfdNode node;
     node.node = std::stoi(name);
-    auto text = read_text(it->path() / "properties");
+    auto text = read_sysfs_text(it->path() / "properties");
     if (!text) {
       warnings.push_back(fmt::format("{}: cannot read", (it->path() / "properties").string()));
       continue;
@@ -705,7 +705,7 @@ std::vector<KfdNode> read_kfd_nodes(const fs::path& sysfs_root, bool& present, s
     std::error_code bank_ec;
     for (fs::directory_iterator b(it->path() / "mem_banks", bank_ec), bend; !bank_ec && b != bend;
          b.increment(bank_ec)) {
-      if (auto bank = read_text(b->path() / "properties")) {
+      if (auto bank = read_sysfs_text(b->path() / "properties")) {
         auto props = parse_kfd_properties(*bank);
         if (auto s = props.find("size_in_bytes"); s != props.end()) node.memory_bytes += s->second;
       }

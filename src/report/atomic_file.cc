@@ -44,7 +44,7 @@ mode_t default_file_mode() {
   return 0666 & ~mask;
 }
 
-bool write_all(int fd, std::string_view data) {
+bool write_all_of(int fd, std::string_view data) {
   while (!data.empty()) {
     ssize_t n = ::write(fd, data.data(), data.size());
     if (n < 0) {
@@ -86,7 +86,7 @@ void AtomicFile::abandon(const char* what) {
 
 void AtomicFile::write(std::string_view data) {
   if (done_) fail(path_, "write failed", EBADF);
-  if (!write_all(fd_, data)) abandon("write failed");
+  if (!write_all_of(fd_, data)) abandon("write failed");
 }
 
 void AtomicFile::commit() {

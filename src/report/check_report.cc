@@ -35,7 +35,7 @@ std::string shown_file(const std::string& file, const std::string& dir) {
   return file;
 }
 
-std::string location(const std::string& file, std::uint64_t line) {
+std::string file_and_line(const std::string& file, std::uint64_t line) {
   return line > 0 ? fmt::format("{}:{}", file, line) : file;
 }
 
@@ -230,7 +230,7 @@ void write_check_table_entry(std::ostream& out, const CheckReport& r) {
       line.assign("    ");
       append_left_aligned(line, to_string(f.severity), 8);
       line += ' ';
-      line += location(shown_file(f.file, r.directory), f.line);
+      line += file_and_line(shown_file(f.file, r.directory), f.line);
       line += ": ";
       line += f.message;
       append_terminal_text(text, line);

@@ -36,7 +36,7 @@ std::size_t sequence_length(std::string_view s, std::size_t i) {
   return 0;
 }
 
-std::string location(const Finding& f) {
+std::string finding_location(const Finding& f) {
   return f.line > 0 ? fmt::format("{}:{}", f.file, f.line) : f.file;
 }
 
@@ -138,7 +138,7 @@ std::string junit_suite(const CheckReport& r, Totals& totals) {
       std::size_t n = 0;
       for (const auto& f : c.findings) {
         if (f.severity != Finding::kError) continue;
-        std::string line = fmt::format("{}: {}", location(f), f.message);
+        std::string line = fmt::format("{}: {}", finding_location(f), f.message);
         if (n++ == 0) first = line;
         body += line + "\n";
       }
@@ -148,7 +148,7 @@ std::string junit_suite(const CheckReport& r, Totals& totals) {
     }
     std::string warnings;
     for (const auto& f : c.findings) {
-      if (f.severity == Finding::kWarning) warnings += fmt::format("warning: {}: {}\n", location(f), f.message);
+      if (f.severity == Finding::kWarning) warnings += fmt::format("warning: {}: {}\n", finding_location(f), f.message);
     }
     if (!warnings.empty()) cases += "      <system-out>" + xml_escape(warnings) + "</system-out>\n";
     cases += "    </testcase>\n";

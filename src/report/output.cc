@@ -44,7 +44,7 @@ std::filesystem::path follow_links(const std::filesystem::path& path) {
   refuse(path, std::strerror(ELOOP));
 }
 
-bool write_all(int fd, const char* data, std::size_t size, int& error) {
+bool write_all_or_errno(int fd, const char* data, std::size_t size, int& error) {
   while (size > 0) {
     ssize_t n = ::write(fd, data, size);
     if (n < 0) {
@@ -75,7 +75,7 @@ int open_in_place(const std::filesystem::path& path) {
 void write_in_place(const std::filesystem::path& path, std::string_view contents) {
   int fd = open_in_place(path);
   int error = 0;
-  bool ok = write_all(fd, contents.data(), contents.size(), error);
+  bool ok = write_all_or_errno(fd, contents.data(), contents.size(), error);
   if (::close(fd) != 0 && ok) {
     ok = false;
     error = errno;
@@ -133,7 +133,7 @@ CheckedFdBuffer::~CheckedFdBuffer() { sync(); }
 bool CheckedFdBuffer::write_out(const char* data, std::size_t size) {
   if (broken_pipe_ || error_ != 0) return false;  // discard after the first failure
   int error = 0;
-  if (write_all(fd_, data, size, error)) return true;
+  if (write_all_or_errno(fd_, data, size, error)) return true;
   if (error == EPIPE) {
     broken_pipe_ = true;
   } else {
@@ -230,7 +230,7 @@ OutputWriter::OutputWriter(const std::filesystem::path& path, std::ostream& stan
       int fd = open_in_place(target_.path);
       sink_ = std::make_unique<Sink>([this](std::string_view data) {
         int error = 0;
-        if (!write_all(sink_->fd, data.data(), data.size(), error)) {
+        if (!write_all_or_errno(sink_->fd, data.data(), data.size(), error)) {
           refuse(target_.path, fmt::format("write failed: {}", std::strerror(error)));
         }
       });

@@ -3,6 +3,7 @@
 #include "mlperf/inference/score.h"
 #include "mlperf/report/inference_report.h"
 #include "mlperf/mllog/parallel.h"
+#include "mlperf/mllog/path_text.h"
 #include "mlperf/report/table_text.h"
 #include "mlperf/report/exact_bytes.h"
 #include "mlperf/report/json_text.h"
@@ -33,11 +34,6 @@ std::string opt_text(const std::optional<double>& v, const char* spec = "{:.4f}"
 std::string platform_text(const DirectoryResult& r) {
   if (r.platform.name.empty()) return "unknown";
   return r.platform.known ? r.platform.name : fmt::format("{} (not a known platform)", r.platform.name);
-}
-
-std::string file_name(const std::string& path) {
-  auto slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 std::string run_status(const Run& run) {
@@ -483,17 +479,17 @@ void write_table(std::ostream& out, const DirectoryResult& r, RcpPass pass) {
   if (!r.ruleset_reason.empty()) fmt::print(out, "  ruleset    guessed: {}\n", r.ruleset_reason);
   if (r.dir.file_rule != "result_*.txt" || !r.dir.ignored_files.empty()) {
     std::vector<std::string> ignored;
-    for (const auto& f : r.dir.ignored_files) ignored.push_back(terminal_text(file_name(f.string())));
+    for (const auto& f : r.dir.ignored_files) ignored.push_back(terminal_text(path_name(f.string())));
     fmt::print(out, "  files      {} taken by {}; ignored: {}\n", r.dir.result_files.size(), r.dir.file_rule,
                ignored.empty() ? std::string("none") : fmt::format("{}", fmt::join(ignored, ", ")));
   }
   std::size_t width = 12;
-  for (const auto& run : r.runs) width = std::max(width, display_width(terminal_text(file_name(run.file))));
+  for (const auto& run : r.runs) width = std::max(width, display_width(terminal_text(path_name(run.file))));
   fmt::print(out, "\n  {:<{}}  {:>10}  {:>20}  {:<10}  {}\n", "run", width, "minutes", "samples to converge",
              "status", r.weak ? "weak scaling" : "olympic mean");
   for (std::size_t i = 0; i < r.runs.size(); ++i) {
     const Run& run = r.runs[i];
-    fmt::print(out, "  {}  {:>10}  {:>20}  {:<10}  {}\n", pad(terminal_text(file_name(run.file)), width, false), opt_text(run.minutes),
+    fmt::print(out, "  {}  {:>10}  {:>20}  {:<10}  {}\n", pad(terminal_text(path_name(run.file)), width, false), opt_text(run.minutes),
                run.converged ? samples_text(run.samples_to_converge) : "not converged", run_status(run),
                i < r.run_roles.size() ? r.run_roles[i] : "");
   }

@@ -11,13 +11,12 @@
 
 #include <fmt/format.h>
 
+#include "mlperf/mllog/path_text.h"
 #include "mlperf/training/package.h"
 
 namespace mlperf {
 
 namespace {
-
-constexpr double kMillisecondsPerMinute = 60000.0;
 
 // What each built-in check verifies (kCheckIds order).
 constexpr std::array<std::string_view, kCheckIds.size()> kCheckDescriptions = {
@@ -54,11 +53,6 @@ std::string target_text(const QualityTarget& target) {
   std::vector<std::string> parts;
   for (const auto& [name, bounds] : target.metrics) parts.push_back(bounds_text(name, bounds));
   return fmt::format("{}", fmt::join(parts, " and "));
-}
-
-std::string file_name(const std::string& path) {
-  auto slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 const Run::KeyCensus* census_of(const Run& run, const std::string& key) {
@@ -209,7 +203,7 @@ void check_run_count(const DirectoryResult& r, Collector& out) {
 
 std::string file_list(const std::vector<std::string>& files) {
   std::vector<std::string> names;
-  for (const auto& f : files) names.push_back(file_name(f));
+  for (const auto& f : files) names.emplace_back(path_name(f));
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
@@ -266,7 +260,7 @@ void check_olympic_score(const DirectoryResult& r, CheckReport& report, Collecto
 // The failing cases the package checker's rcp-bypass accepts (rcp_checker.py check_directory).
 bool bypassable(RcpCase c) { return c == RcpCase::kExact || c == RcpCase::kInterpolated || c == RcpCase::kMissing; }
 
-void check_rcp(const DirectoryResult& r, const PackageVerdict* package, Collector& out) {
+void add_rcp_findings(const DirectoryResult& r, const PackageVerdict* package, Collector& out) {
   const std::string dir = r.dir.path.string();
   if (package) {
     for (const auto& f : package->rcp_notes) out.add("rcp", f.severity, f.file, f.line, f.message);
@@ -368,7 +362,7 @@ CheckReport check_training_directory(const DirectoryResult& r, const Facts& fact
       report.checks.insert(after + 1, package->checks.begin(), package->checks.end());
     }
     check_olympic_score(r, report, out);
-    check_rcp(r, package ? &*package : nullptr, out);
+    add_rcp_findings(r, package ? &*package : nullptr, out);
     if (package && package->skipped) {
       // The package checker never looks at this folder: nothing here fails the package.
       for (auto& c : report.checks) {

@@ -44,7 +44,7 @@ Ruleset Facts::newest_ruleset(Usage usage) const {
 
 namespace {
 
-Ruleset ruleset_of(const nlohmann::json& j, const std::string& where) {
+Ruleset ruleset_in_facts(const nlohmann::json& j, const std::string& where) {
   auto r = Ruleset::parse(j.get<std::string>());
   if (!r) throw std::runtime_error(fmt::format("{}: bad ruleset {}", where, j.dump()));
   return *r;
@@ -99,8 +99,8 @@ BenchmarkFacts benchmark_of(const std::string& name, const nlohmann::json& j,
     const auto& span = t.at("rulesets");
     // An HPC benchmark's targets name HPC rulesets (hpc 1.0.0 … 3.0.0).
     const Usage usage = parse_usage(f.usage).value_or(Usage::kTraining);
-    q.first = ruleset_of(span.at(0), where).with_usage(usage);
-    q.last = ruleset_of(span.at(1), where).with_usage(usage);
+    q.first = ruleset_in_facts(span.at(0), where).with_usage(usage);
+    q.last = ruleset_in_facts(span.at(1), where).with_usage(usage);
     for (const auto& [metric, b] : t.at("metrics").items()) q.metrics[metric] = bounds_of(b);
     f.quality_targets.push_back(std::move(q));
   }

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_text(const fs::path& file) {
+std::string read_package_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot be read", file.string()));
   std::ostringstream s;
@@ -38,7 +38,7 @@ T required(const nlohmann::json& j, const char* key, const fs::path& file) {
   }
 }
 
-Ruleset ruleset_of(const std::string& text, const fs::path& file) {
+Ruleset parse_package_ruleset(const std::string& text, const fs::path& file) {
   auto r = Ruleset::parse(text);
   if (!r) throw std::runtime_error(fmt::format("{}: \"{}\" is not a ruleset", file.string(), text));
   return *r;
@@ -97,11 +97,11 @@ bool at_or_below(const fs::path& inner, const fs::path& outer) {
 // ---- rules ------------------------------------------------------------------------------
 
 PackageRules PackageRules::load(const fs::path& file) {
-  nlohmann::json j = nlohmann::json::parse(read_text(file), nullptr, false);
+  nlohmann::json j = nlohmann::json::parse(read_package_text(file), nullptr, false);
   if (!j.is_object()) throw std::runtime_error(fmt::format("{}: not a JSON object", file.string()));
   PackageRules r;
   for (const auto& s : required<std::vector<std::string>>(j, "checked_rulesets", file)) {
-    r.checked_rulesets.insert(ruleset_of(s, file));
+    r.checked_rulesets.insert(parse_package_ruleset(s, file));
   }
   r.params_file = required<std::string>(j, "params_file", file);
   auto lines = required<std::map<std::string, std::string>>(j, "params_lines", file);
@@ -111,7 +111,7 @@ PackageRules PackageRules::load(const fs::path& file) {
   r.required_fields = required<std::vector<std::string>>(sd, "required_fields", file);
   r.table_fields = required<std::vector<std::string>>(sd, "table_fields", file);
   r.status_options = required<std::map<std::string, std::vector<std::string>>>(sd, "status_options", file);
-  r.status_checked_from = ruleset_of(required<std::string>(sd, "status_checked_from", file), file);
+  r.status_checked_from = parse_package_ruleset(required<std::string>(sd, "status_checked_from", file), file);
   r.allowed_benchmarks =
       required<std::map<std::string, std::map<std::string, std::set<std::string>>>>(j, "allowed_benchmarks", file);
   return r;
@@ -163,7 +163,7 @@ CheckerParams read_checker_params(const fs::path& file, const PackageRules& rule
   CheckerParams params;
   std::error_code ec;
   if (!fs::exists(file, ec)) return params;
-  std::string text = read_text(file);
+  std::string text = read_package_text(file);
   // Universal newlines: "\r\n" and "\r" read as "\n".
   std::string lines;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -204,7 +204,7 @@ SystemDescriptionVerdict check_system_description(const fs::path& file, const st
   };
   std::string text;
   try {
-    text = read_text(file);
+    text = read_package_text(file);
   } catch (const std::bad_alloc&) {
     throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception&) {

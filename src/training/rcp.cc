@@ -87,7 +87,7 @@ double numpy_interp(double x, double x0, double x1, double y0, double y1) {
 }
 
 // Olympic mean of an ascending list: the slice [drop, n − drop). nullopt when empty.
-std::optional<double> olympic_mean(const std::vector<double>& sorted, int drop) {
+std::optional<double> sorted_olympic_mean(const std::vector<double>& sorted, int drop) {
   const auto d = static_cast<std::size_t>(drop);
   if (drop < 0 || sorted.size() <= 2 * d) return std::nullopt;
   return numpy_mean(sorted.data() + d, sorted.size() - 2 * d);
@@ -147,7 +147,7 @@ void evaluate(const RcpRecord& record, const RcpSubmission& sub, RcpVerdict& v) 
     if (std::isnan(x)) x = std::numeric_limits<double>::infinity();
   }
   std::sort(runs.begin(), runs.end());
-  const std::optional<double> sub_mean = olympic_mean(runs, sub.olympic_drop);
+  const std::optional<double> sub_mean = sorted_olympic_mean(runs, sub.olympic_drop);
   if (!sub_mean) {
     // The official checker takes the mean of an empty slice: NaN, and the check fails.
     v.passed = false;
@@ -265,7 +265,7 @@ RcpRecord make_rcp_record(std::string name, std::string benchmark, long long bat
   r.name = std::move(name);
   r.benchmark = std::move(benchmark);
   r.batch_size = batch_size;
-  r.mean = *olympic_mean(samples, drop);
+  r.mean = *sorted_olympic_mean(samples, drop);
   r.stdev = numpy_pstdev(samples);  // the whole list, not the olympic slice
   const int n_ref = static_cast<int>(samples.size()) - 2 * drop;
   r.min_epochs = min_acceptable_mean(r.mean, r.stdev, n_ref, required_runs - 2);

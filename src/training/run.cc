@@ -29,7 +29,6 @@ double round3(double x) {
 
 namespace {
 
-constexpr double kMillisecondsPerMinute = 60000.0;
 constexpr double kClosedInitLimitMinutes = 30.0;
 constexpr double kOpenInitLimitMinutes = 240.0;
 

@@ -619,7 +619,7 @@ DirectoryResult score_directory_with(BenchmarkDir given, const DataContext& data
 }
 
 // The ruleset `dir` is judged under (as score_directory_with chooses it).
-Ruleset ruleset_of(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options) {
+Ruleset chosen_ruleset(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options) {
   DirectoryResult chosen;
   choose_ruleset(dir, data, options, chosen);
   return chosen.ruleset;
@@ -691,7 +691,7 @@ ComplianceNeeds compliance_needs(const std::vector<BenchmarkDir>& dirs, const Da
   ComplianceNeeds needs;
   for (const auto& d : dirs) {
     if (d.loadgen) continue;
-    needs.rulesets.insert(ruleset_of(d, data, options));
+    needs.rulesets.insert(chosen_ruleset(d, data, options));
     // A directory whose ruleset is guessed from its logs may need any folder of its usage.
     needs.guessed = needs.guessed || (!options.ruleset && !d.path_ruleset);
   }

@@ -10,8 +10,6 @@ namespace mlperf {
 
 namespace {
 
-constexpr double kMillisecondsPerMinute = 60.0 * 1000.0;
-
 // Python's int() of a logged number: truncation toward zero.
 long long python_int(double v) { return static_cast<long long>(std::trunc(v)); }
 

@@ -23,6 +23,9 @@ namespace mlperf {
 
 class LineReader;
 
+/// Milliseconds in a minute: MLLOG time_ms differences become minutes (scoring.md §2).
+inline constexpr double kMillisecondsPerMinute = 60000.0;
+
 /// Options that change how a run is read.
 struct RunOptions {
   Ruleset ruleset;                  ///< ruleset the run is judged under

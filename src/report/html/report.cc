@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "mlperf/mllog/path_text.h"
 #include "mlperf/report/html/page.h"
 #include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/compliance_tests.h"
@@ -33,11 +34,6 @@ std::string file_url(const std::filesystem::path& absolute) {
 }
 
 using nlohmann::json;
-
-std::string file_name(const std::string& path) {
-  auto slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 json compact_or_null(const std::optional<double>& v) { return v ? compact(*v) : json(); }
 
@@ -99,10 +95,10 @@ void training_section(Page& page, const DirectoryResult& r, RcpPass pass) {
   for (std::size_t i = 0; i < r.runs.size(); ++i) {
     const Run& run = r.runs[i];
     const std::string role = i < r.run_roles.size() ? r.run_roles[i] : "";
-    labels.push_back(file_name(run.file));
+    labels.emplace_back(path_name(run.file));
     minutes.push_back(compact_or_null(run.minutes));
     codes.push_back(role_code(role));
-    runs_table.row({escape(file_name(run.file)), num(run.minutes),
+    runs_table.row({escape(path_name(run.file)), num(run.minutes),
                     escape(run.status ? *run.status : (run.run_stop ? "no status" : "no run_stop")), escape(role)});
   }
   json lines = json::array();
@@ -131,7 +127,7 @@ void training_section(Page& page, const DirectoryResult& r, RcpPass pass) {
       points.push_back(compact(p.samples));
       points.push_back(compact(p.accuracy));
     }
-    eval_runs.push_back({{"n", file_name(run.file)}, {"p", std::move(points)}});
+    eval_runs.push_back({{"n", std::string(path_name(run.file))}, {"p", std::move(points)}});
   }
   page.chart(target ? fmt::format("eval_accuracy per run (quality target {:g})", *target) : "eval_accuracy per run",
              {{"k", "eval"}, {"r", eval_runs}, {"q", compact_or_null(target)},
@@ -143,7 +139,7 @@ void training_section(Page& page, const DirectoryResult& r, RcpPass pass) {
   for (const Run& run : r.runs) {
     samples.push_back(run.converged ? compact(run.samples_to_converge) : json());
     converged.push_back(run.converged ? "c" : "d");
-    samples_table.row({escape(file_name(run.file)),
+    samples_table.row({escape(path_name(run.file)),
                        run.converged ? fmt::format("{:.10g}", run.samples_to_converge) : "not converged"});
   }
   json rcp_lines = json::array();
