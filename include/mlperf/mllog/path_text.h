@@ -8,8 +8,8 @@
 
 namespace mlperf {
 
-/// The last component of a normal absolute path ("" for "/"), as
-/// std::filesystem::path::filename() gives it.
+/// The text after the last '/' of `path`, all of it when it has none: the last component of a
+/// normal path ("" for "/"), as std::filesystem::path::filename() gives it. A view into `path`.
 inline std::string_view path_name(std::string_view path) {
   const std::size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
