@@ -1,4 +1,5 @@
 #include "mlperf/training/follow.h"
+#include "mlperf/training/run.h"
 
 #include <new>
 #include <fcntl.h>
@@ -98,7 +99,7 @@ bool FollowState::on_event(const Event& e) {
     }
   } else if (key == "run_stop") {
     view_.final = true;
-    if (run_start_ms_) view_.minutes = (e.time_ms - *run_start_ms_) / 60000.0;
+    if (run_start_ms_) view_.minutes = (e.time_ms - *run_start_ms_) / kMillisecondsPerMinute;
     if (e.metadata.is_object() && e.metadata.contains("status") && e.metadata["status"].is_string()) {
       view_.status = e.metadata["status"].get<std::string>();
     } else {
@@ -113,7 +114,7 @@ bool FollowState::on_event(const Event& e) {
       break;
     }
   }
-  if (run_start_ms_) view_.elapsed_minutes = (e.time_ms - *run_start_ms_) / 60000.0;
+  if (run_start_ms_) view_.elapsed_minutes = (e.time_ms - *run_start_ms_) / kMillisecondsPerMinute;
   if (view_.elapsed_minutes && view_.samples && *view_.samples > 0 && view_.rcp_mean_samples) {
     view_.projected_minutes = *view_.elapsed_minutes * *view_.rcp_mean_samples / *view_.samples;
   }
