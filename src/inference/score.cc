@@ -116,8 +116,8 @@ const SystemDescription& InferenceData::system_of(const fs::path& system_descrip
   return cache_->systems.emplace(key, std::move(d)).first->second;
 }
 
-const InferenceData::SubmissionTree& InferenceData::tree_of(const fs::path& submitter_dir,
-                                                            const std::string& round) const {
+const InferenceData::SubmissionTree& InferenceData::tree_of(const fs::path& submitter_dir, const std::string& round,
+                                                            const FolderListings* listed) const {
   const std::string key = round + "\n" + submitter_dir.native();
   std::shared_ptr<TreeSlot> slot;
   {
@@ -133,7 +133,7 @@ const InferenceData::SubmissionTree& InferenceData::tree_of(const fs::path& subm
   if (!slot->walked) {
     SubmissionTree tree;
     auto checks = std::make_shared<std::vector<ValidityCheck>>(
-        judge_submission_tree(submitter_dir, submission, round, &tree.drops_rows, &tree.listings));
+        judge_submission_tree(submitter_dir, submission, round, &tree.drops_rows, &tree.listings, listed));
     for (std::size_t k = 0; k < checks->size(); ++k) {
       if ((*checks)[k].passed) continue;
       tree.any_failed = true;
@@ -452,12 +452,14 @@ fs::path normal_scenario_dir(const LoadgenRun& run) {
 // In the submission layout, the submitter's tree is walked (judge_submission_rules) and its
 // listings answer the scenario folder's own checks (run folder, accuracy run, compliance
 // tests, measurements): `use` is set to read them, for the submitter folder as the run names
-// it and as an absolute normal path. Nothing when the round has no submission rules.
-void use_tree_listings(const LoadgenRun& run, const fs::path& scenario_dir, const DirectoryResult& out,
+// it and as an absolute normal path. The walk reads what discovery listed of the tree
+// (BenchmarkDir::submitter_listings). Nothing when the round has no submission rules.
+void use_tree_listings(const BenchmarkDir& dir, const fs::path& scenario_dir, const DirectoryResult& out,
                        const std::string& round, const InferenceData& inf, std::optional<FolderListings::Use>& use) {
+  const LoadgenRun& run = *dir.loadgen;
   if (run.bare || out.division.empty() || !inf.submission.rounds.count(round)) return;
   const fs::path submitter_dir = path_ancestor(scenario_dir, 4);
-  const InferenceData::SubmissionTree& tree = inf.tree_of(submitter_dir, round);
+  const InferenceData::SubmissionTree& tree = inf.tree_of(submitter_dir, round, dir.submitter_listings.get());
   std::vector<fs::path> tops{submitter_dir};
   if (!run.scenario_dir.filename().empty()) tops.push_back(path_ancestor(run.scenario_dir, 4));
   use.emplace(&tree.listings, std::move(tops));
@@ -573,7 +575,7 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
 
     for (const auto& w : result->warnings) out.warnings.push_back(w);
     std::optional<FolderListings::Use> listings;
-    use_tree_listings(run, scenario_dir, out, result->round, inf, listings);
+    use_tree_listings(dir, scenario_dir, out, result->round, inf, listings);
     judge_run_folder(*result, run, log);
     tag_system(out, *result, dir, inf, data, log);
     compare_with_published(out, *result, dir, inf, options);

@@ -825,7 +825,10 @@ struct TreeEntry {
 // os.walk of `top` (symlinks to folders listed, not followed): every folder (itself included)
 // and every other entry. Paths are joined as text: a std::filesystem::path per entry (its
 // parts parsed, then taken apart again to be shown) cost more than listing the folders.
-std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderListings* record) {
+// Folders `listed` holds (by path below `top`) are read from it; every listing made or read
+// is kept in `record`.
+std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderListings* record,
+                            const FolderListings* listed) {
   std::vector<TreeEntry> out;
   std::error_code ec;
   struct Folder {
@@ -846,11 +849,18 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderLis
     };
     std::vector<std::string> children;
     // Each entry's type as the listing gives it: a stat only for a link (or an unknown type).
-    std::vector<FolderEntry> listed;
+    std::vector<FolderEntry> entries;
     const std::string& folder = dir.path;
-    const bool listed_whole = list_folder_with_sizes(folder, listed, ec);
-    if (record && listed_whole) record->add(dir.path.substr(top.native().size()), listed);
-    for (auto& e : listed) {
+    std::string below = dir.path.substr(top.native().size());
+    const std::vector<FolderEntry>* known = listed ? listed->find(below) : nullptr;
+    bool whole = true;
+    if (known) {
+      entries = *known;
+    } else {
+      whole = list_folder_with_sizes(folder, entries, ec);
+    }
+    if (record && whole) record->add(std::move(below), entries);
+    for (auto& e : entries) {
       d.empty = false;
       const bool link = e.is_symlink(folder);
       const bool is_dir = e.is_directory(folder);  // os.walk lists a link to a folder among the folders
@@ -879,7 +889,7 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderLis
 
 std::vector<ValidityCheck> judge_submission_tree(const fs::path& submitter_dir, const SubmissionRules& rules,
                                                  const std::string& round, std::vector<bool>* drops_rows,
-                                                 FolderListings* listings) {
+                                                 FolderListings* listings, const FolderListings* listed) {
   const RoundSubmissionRules& r = rules.at(round);
   std::vector<ValidityCheck> out;
   if (!r.tree) return out;
@@ -920,7 +930,7 @@ std::vector<ValidityCheck> judge_submission_tree(const fs::path& submitter_dir, 
         fmt::format("{} contains files outside the submitter folders (the division is skipped)", division), true);
   }
 
-  const std::vector<TreeEntry> entries = walk(submitter, root, listings);
+  const std::vector<TreeEntry> entries = walk(submitter, root, listings, listed);
   const std::string skipped = "(the checker skips the submitter: none of its rows is published)";
   for (const auto& name : t.submitter_checks) {
     std::vector<std::string> bad;

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <string_view>
 
+#include "mlperf/mllog/folder_listing.h"
 #include "mlperf/mllog/parallel.h"
 #include "mlperf/mllog/path_text.h"
 
@@ -98,6 +99,7 @@ struct Listing {
   std::vector<std::string> children;  // directories, symbolic links to them left out
   std::vector<std::string> names;     // every entry not hidden (no leading '.'), as listed
   bool loadgen_logs = false;          // holds mlperf_log_detail.txt or mlperf_log_summary.txt
+  bool complete = true;               // false when reading the folder failed part way
 };
 
 // <DATESTAMP>_<N>.log: the name NVIDIA-style run scripts give each run's log.
@@ -293,6 +295,16 @@ struct WalkNode {
   std::vector<BenchmarkDir> out;
   std::vector<DiscoveryError> errors;
   std::vector<std::string> below;  // the names of its subfolders to walk, in order
+  // Below an inference submitter's folder (is_inference_submitter): the listings of its
+  // results/ tree, which the submission checks walk again (BenchmarkDir::submitter_listings),
+  // shared by the folders below it; where the submitter's folder is (its absolute path's
+  // length, its depth); and this folder's entries as they are kept there.
+  std::shared_ptr<FolderListings> submitter_listings;
+  std::size_t submitter_path_size = 0;
+  int submitter_depth = 0;
+  std::vector<FolderEntry> recorded;
+  std::string recorded_below;  // its path below the submitter's folder ("/results/...")
+  bool recorded_whole = false;
 };
 
 // What the threads of one walk share.
@@ -302,9 +314,11 @@ struct WalkContext {
 };
 
 // Lists the folder `path` once, with getdents64's d_type: no stat per entry, and names only
-// (a path is built for what is kept). Returns the folder, open (-1 on an error, added to
-// `errors` under `shown`, the path as the user knows it).
-int list_directory(const char* path, const std::string& shown, Listing& listing, std::vector<DiscoveryError>& errors) {
+// (a path is built for what is kept). With `record`, every entry also goes there as
+// list_folder_with_sizes gives it (a regular file's size: one fstatat). Returns the folder,
+// open (-1 on an error, added to `errors` under `shown`, the path as the user knows it).
+int list_directory(const char* path, const std::string& shown, Listing& listing, std::vector<DiscoveryError>& errors,
+                   std::vector<FolderEntry>* record = nullptr) {
   const int fd = ::openat(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     errors.push_back({shown, std::string("cannot read directory: ") + std::strerror(errno)});
@@ -315,6 +329,7 @@ int list_directory(const char* path, const std::string& shown, Listing& listing,
     const ssize_t n = ::getdents64(fd, buffer, sizeof buffer);
     if (n < 0) {
       errors.push_back({shown, std::string("cannot read directory: ") + std::strerror(errno)});
+      listing.complete = false;
       break;
     }
     if (n == 0) break;
@@ -323,6 +338,7 @@ int list_directory(const char* path, const std::string& shown, Listing& listing,
       at_byte += entry->d_reclen;
       const std::string_view entry_name(entry->d_name);
       if (entry_name == "." || entry_name == "..") continue;
+      if (record) record->push_back(listed_entry(fd, entry_name, entry->d_type, true));
       if (entry_name[0] != '.') listing.names.emplace_back(entry_name);
       // Everything named result_N.txt is a result file: one that is a directory or a FIFO
       // is reported when it is read, not left out in silence.
@@ -371,6 +387,15 @@ bool regular_file_at(int fd, const char* name) {
   return ::fstatat(fd, name, &info, 0) == 0 && S_ISREG(info.st_mode);
 }
 
+// An MLPerf Inference submitter's folder: it holds results/ and measurements/ (the submission
+// checker's layout; a training submitter has no measurements/). Its scenario folders lie in
+// results/ only: the checker reads code/, measurements/, documentation/ and systems/ as what
+// they are, never as runs, and the submission checks list them (judge_submission_tree).
+bool is_inference_submitter(const std::vector<std::string>& sorted_children) {
+  return std::binary_search(sorted_children.begin(), sorted_children.end(), "results") &&
+         std::binary_search(sorted_children.begin(), sorted_children.end(), "measurements");
+}
+
 // Lists `node` once: a leaf (a benchmark directory, an inference scenario folder or bare
 // loadgen run, a folder of other logs) goes to node.out; otherwise its subdirectories to
 // walk go to node.below, sorted (compliance folders of inference submissions left out).
@@ -384,8 +409,13 @@ void visit(WalkNode& node, WalkContext& context) {
     return;
   }
   Listing listing;
-  const int fd = list_directory(path.c_str(), path.string(), listing, node.errors);
+  const int fd = list_directory(path.c_str(), path.string(), listing, node.errors,
+                                node.submitter_listings ? &node.recorded : nullptr);
   if (fd < 0) return;
+  if (node.submitter_listings && listing.complete) {
+    node.recorded_below = place.absolute.substr(node.submitter_path_size);
+    node.recorded_whole = true;
+  }
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
@@ -426,6 +456,11 @@ void visit(WalkNode& node, WalkContext& context) {
       dir.path_ruleset = node.parent_ruleset;
     }
     dir.loadgen = std::move(*run);
+    // <submitter>/results/<system>/<model>/<scenario>: the submission checks' walk of that
+    // submitter reads what this walk listed of it.
+    if (!dir.loadgen->bare && node.submitter_listings && node.depth == node.submitter_depth + 4) {
+      dir.submitter_listings = node.submitter_listings;
+    }
     // A leaf: its place is not needed after this, and is moved from.
     dir.path = std::move(node.place.path);
     dir.absolute_path = std::move(node.place.absolute);
@@ -438,6 +473,15 @@ void visit(WalkNode& node, WalkContext& context) {
     return;
   }
   std::sort(listing.children.begin(), listing.children.end());
+  if (is_inference_submitter(listing.children)) {
+    if (!node.submitter_listings) {
+      node.submitter_listings = std::make_shared<FolderListings>();
+      node.submitter_path_size = place.absolute.size();
+      node.submitter_depth = node.depth;
+    }
+    node.below.push_back("results");
+    return;
+  }
   node.below.reserve(listing.children.size());
   for (auto& child : listing.children) {
     if (!is_compliance_folder(child)) node.below.push_back(std::move(child));
@@ -537,6 +581,9 @@ bool BenchmarkDirWalk::next(std::vector<BenchmarkDir>& out, std::vector<Discover
         node.parent_ruleset = parent.place.ruleset;
         node.depth = parent.depth + 1;
         node.place = parent.place.child(folder.name);
+        node.submitter_listings = parent.submitter_listings;
+        node.submitter_path_size = parent.submitter_path_size;
+        node.submitter_depth = parent.submitter_depth;
       }
       visit(*folder.node, st.context);
     });
@@ -544,6 +591,10 @@ bool BenchmarkDirWalk::next(std::vector<BenchmarkDir>& out, std::vector<Discover
     std::vector<State::Pending> expanded;
     for (std::size_t i = 0; i < n; ++i) {
       WalkNode& node = *st.work[i].node;
+      if (node.recorded_whole) {
+        node.submitter_listings->add(std::move(node.recorded_below), std::move(node.recorded));
+      }
+      node.recorded = {};
       for (auto& d : node.out) expanded.push_back({true, nullptr, {}, nullptr, std::make_unique<BenchmarkDir>(std::move(d)), nullptr});
       for (auto& e : node.errors) {
         expanded.push_back({true, nullptr, {}, nullptr, nullptr, std::make_unique<DiscoveryError>(std::move(e))});

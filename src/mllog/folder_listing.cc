@@ -75,6 +75,15 @@ const std::vector<FolderEntry>* FolderListings::Use::find(const std::filesystem:
   return nullptr;
 }
 
+FolderEntry listed_entry(int folder_fd, std::string_view name, unsigned char type, bool sizes) {
+  FolderEntry e{std::string(name), type, -1};
+  if (sizes && (type == DT_REG || type == DT_LNK || type == DT_UNKNOWN)) {
+    struct stat info {};
+    if (::fstatat(folder_fd, e.name.c_str(), &info, 0) == 0 && S_ISREG(info.st_mode)) e.size = info.st_size;
+  }
+  return e;
+}
+
 namespace {
 
 // One getdents64 pass over `folder`; with `sizes`, an fstatat (links followed) of each entry
@@ -100,11 +109,7 @@ bool read_folder(const char* folder, std::vector<FolderEntry>& entries, std::err
       at += entry->d_reclen;
       const std::string_view name(entry->d_name);
       if (name == "." || name == "..") continue;
-      FolderEntry& e = entries.emplace_back(FolderEntry{std::string(name), entry->d_type, -1});
-      if (sizes && (e.type == DT_REG || e.type == DT_LNK || e.type == DT_UNKNOWN)) {
-        struct stat info {};
-        if (::fstatat(fd, entry->d_name, &info, 0) == 0 && S_ISREG(info.st_mode)) e.size = info.st_size;
-      }
+      entries.push_back(listed_entry(fd, name, entry->d_type, sizes));
     }
   }
   ::close(fd);

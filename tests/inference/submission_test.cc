@@ -5,10 +5,14 @@
 
 #include "mlperf/inference/submission.h"
 
+#include <dirent.h>
+
 #include <gtest/gtest.h>
 
 #include <functional>
 
+#include "mlperf/mllog/discovery.h"
+#include "mlperf/mllog/folder_listing.h"
 #include "../test_support.h"
 
 namespace mlperf::inference {
@@ -758,6 +762,37 @@ TEST(InferenceSubmission, TheTreeWalkKeepsEveryFolderListingBelowTheSubmitter) {
   FolderListings none;
   judge_submission_tree(org, rules(), "v6.0", nullptr, &none);
   EXPECT_EQ(none.size(), 0u);
+}
+
+// Discovery's listings of the results/ tree (BenchmarkDir::submitter_listings) stand in for
+// listing those folders again: the same checks and kept listings as a walk of the disk, and
+// what a listing holds is what the walk sees.
+TEST(InferenceSubmission, TheTreeWalkReadsTheFoldersDiscoveryListed) {
+  TempDir tmp;
+  const fs::path org = tree_submission(tmp);
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(org, errors);
+  ASSERT_EQ(dirs.size(), 1u);
+  ASSERT_NE(dirs[0].submitter_listings, nullptr);
+  FolderListings from_disk, from_discovery;
+  auto walked = judge_submission_tree(org, rules(), "v5.1", nullptr, &from_disk);
+  auto read = judge_submission_tree(org, rules(), "v5.1", nullptr, &from_discovery, dirs[0].submitter_listings.get());
+  ASSERT_EQ(read.size(), walked.size());
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    EXPECT_EQ(read[i].name, walked[i].name);
+    EXPECT_EQ(read[i].passed, walked[i].passed);
+    EXPECT_EQ(read[i].value, walked[i].value);
+  }
+  EXPECT_EQ(from_discovery.size(), from_disk.size());
+  // A listing that names a file the disk does not hold: the walk judges the listing.
+  const std::string system = "/results/" + std::string(kSystem);
+  FolderListings fake;
+  fake.add(system, {FolderEntry{"llama2-70b-99", DT_DIR, -1}, FolderEntry{"huge.bin", DT_REG, 60 << 20}});
+  const auto judged = judge_submission_tree(org, rules(), "v5.1", nullptr, nullptr, &fake);
+  const ValidityCheck* size = check(judged, "file_size");
+  ASSERT_NE(size, nullptr);
+  EXPECT_FALSE(size->passed);
+  EXPECT_EQ(size->value, json::array({"closed/AMD/results/" + std::string(kSystem) + "/huge.bin"}));
 }
 
 // FILE_SIZE_LIMIT_MB: a file over 50 MiB (sparse here), or a link to one, rejects the

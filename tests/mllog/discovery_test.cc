@@ -128,6 +128,61 @@ TEST(Discovery, WalksOnceIntoSubfoldersInSortedOrderAndStopsAtBenchmarkDirs) {
   EXPECT_EQ(dirs[2].absolute_path, fs::absolute(round / "B/results/S2/llama31_8b").lexically_normal().string());
 }
 
+// An inference submitter's folder holds results/ and measurements/: its scenario folders are
+// looked for in results/ only (the submission checker reads the other folders as what they
+// are), and each one found at results/<system>/<model>/<scenario> carries what the walk
+// listed of that results/ tree, sizes included, by path below the submitter's folder. A
+// training submitter (no measurements/) is walked whole.
+TEST(Discovery, AnInferenceSubmitterIsSearchedInResultsOnlyAndItsListingsKept) {
+  TempDir tmp;
+  const fs::path org = tmp.path() / "closed/Org";
+  const fs::path scenario = org / "results/sys/llama2-70b-99/Offline";
+  write_file(scenario / "performance/run_1/mlperf_log_detail.txt", "");
+  write_file(scenario / "accuracy/accuracy.txt", "");
+  write_file(scenario / "user.conf", "12345");
+  write_file(org / "results/sys/.hidden", "x");
+  write_file(org / "measurements/sys/llama2-70b-99/Offline/performance/run_1/mlperf_log_detail.txt", "");
+  write_file(org / "code/harness/result_0.txt", "");
+  write_file(tmp.path() / "closed/Trainer/results/sys/bert/result_0.txt", "");
+  write_file(tmp.path() / "closed/Trainer/benchmarks/bert/result_0.txt", "");
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  EXPECT_TRUE(errors.empty());
+  std::vector<fs::path> paths;
+  for (const auto& d : dirs) paths.push_back(d.path);
+  EXPECT_EQ(paths, (std::vector<fs::path>{scenario, tmp.path() / "closed/Trainer/benchmarks/bert",
+                                          tmp.path() / "closed/Trainer/results/sys/bert"}));
+  ASSERT_TRUE(dirs[0].loadgen.has_value());
+  ASSERT_NE(dirs[0].submitter_listings, nullptr);
+  EXPECT_EQ(dirs[1].submitter_listings, nullptr);
+  EXPECT_EQ(dirs[2].submitter_listings, nullptr);
+  const FolderListings& kept = *dirs[0].submitter_listings;
+  // results/ and the folders below it down to the scenario folder; not the submitter's own
+  // folder (a submitter is known only once listed), nor measurements/ or code/.
+  EXPECT_EQ(kept.size(), 4u);
+  EXPECT_EQ(kept.find(""), nullptr);
+  EXPECT_EQ(kept.find("/measurements"), nullptr);
+  ASSERT_NE(kept.find("/results"), nullptr);
+  ASSERT_NE(kept.find("/results/sys/llama2-70b-99"), nullptr);
+  const std::vector<FolderEntry>* system = kept.find("/results/sys");
+  ASSERT_NE(system, nullptr);
+  ASSERT_EQ(system->size(), 2u);  // hidden entries too, as list_folder_with_sizes lists them
+  const std::vector<FolderEntry>* listed = kept.find("/results/sys/llama2-70b-99/Offline");
+  ASSERT_NE(listed, nullptr);
+  std::vector<FolderEntry> fresh;
+  std::error_code ec;
+  ASSERT_TRUE(list_folder_with_sizes(scenario, fresh, ec));
+  ASSERT_EQ(listed->size(), fresh.size());
+  for (std::size_t i = 0; i < fresh.size(); ++i) {
+    EXPECT_EQ((*listed)[i].name, fresh[i].name);
+    EXPECT_EQ((*listed)[i].type, fresh[i].type);
+    EXPECT_EQ((*listed)[i].size, fresh[i].size);
+  }
+  auto conf = std::find_if(listed->begin(), listed->end(), [](const FolderEntry& e) { return e.name == "user.conf"; });
+  ASSERT_NE(conf, listed->end());
+  EXPECT_EQ(conf->size, 5);
+}
+
 TEST(Discovery, AFolderWithoutResultFilesIsNoBenchmarkDir) {
   TempDir tmp;
   write_file(tmp.path() / "logs/notes.txt", "");

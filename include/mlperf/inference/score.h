@@ -56,8 +56,10 @@ struct InferenceData {
   const SystemDescription& system_of(const std::filesystem::path& system_description) const;
 
   /// judge_submission_tree of a submitter folder under `round`, judged once per folder and
-  /// round and kept as long as this InferenceData (`drops_rows` parallel to `checks`).
-  /// Thread-safe; throws std::invalid_argument for a round without submission rules.
+  /// round and kept as long as this InferenceData (`drops_rows` parallel to `checks`); the
+  /// first call's `listed` (BenchmarkDir::submitter_listings, or null) spares the walk the
+  /// folders discovery listed. Thread-safe; throws std::invalid_argument for a round without
+  /// submission rules.
   struct SubmissionTree {
     /// The checks, shared by the submitter's scenario folders (SubmissionChecks).
     SubmissionChecks::Part checks = std::make_shared<const std::vector<ValidityCheck>>();
@@ -68,7 +70,8 @@ struct InferenceData {
     /// folders' own checks (FolderListings::Use) instead of listing the folders anew.
     FolderListings listings;
   };
-  const SubmissionTree& tree_of(const std::filesystem::path& submitter_dir, const std::string& round) const;
+  const SubmissionTree& tree_of(const std::filesystem::path& submitter_dir, const std::string& round,
+                                const FolderListings* listed = nullptr) const;
 
   /// judge_system_description of a system description under (`round`, `division`), judged
   /// once per file, round and division and kept as long as this InferenceData (every scenario

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "mlperf/mllog/folder_listing.h"
 #include "mlperf/mllog/ruleset.h"
 
 namespace mlperf {
@@ -57,6 +58,13 @@ struct BenchmarkDir {
   /// package_checker_params) without listing or stat-ing it again. nullopt where the walk
   /// did not list it (a log given on its own, an inference scenario folder).
   std::optional<std::vector<std::string>> entries;
+  /// For an inference scenario folder the walk found at <submitter>/results/<system>/<model>/
+  /// <scenario> below a submitter's folder: what the walk listed of that submitter's results/
+  /// tree (entries with sizes, as list_folder_with_sizes gives them), keyed by path below the
+  /// submitter's folder (FolderListings). The submission checks walk that whole tree and read
+  /// these instead of listing the folders again. Shared by the submitter's scenario folders;
+  /// null elsewhere.
+  std::shared_ptr<const FolderListings> submitter_listings;
 };
 
 /// False only where the walk listed `dir` (BenchmarkDir::entries) and `name` was not in it:
@@ -80,6 +88,8 @@ struct DiscoveryError {
 /// files named as run scripts name them (<DATESTAMP>_<N>.log, NVIDIA style); else *.log or
 /// *.txt files whose first 64 KiB hold an MLLOG line (issue #14). With `glob` (fnmatch
 /// pattern on file names, --glob) only the files it matches are taken, in any folder.
+/// In an MLPerf Inference submitter's folder (one holding results/ and measurements/) only
+/// results/ is walked, as the submission checker finds scenario folders there alone.
 std::vector<BenchmarkDir> find_benchmark_dirs(const std::filesystem::path& root,
                                               std::vector<DiscoveryError>& errors,
                                               const std::string& glob = "");

@@ -38,6 +38,12 @@ struct FolderEntry {
   bool is_symlink(const std::string& folder) const;
 };
 
+/// The entry `name` of type `type` (d_type) that getdents64 gave for the folder open at
+/// `folder_fd`; with `sizes`, the size of a regular file (symbolic links followed), taken with
+/// one fstatat relative to the folder (FolderEntry::size, -1 where it is not one). Never
+/// throws except std::bad_alloc.
+FolderEntry listed_entry(int folder_fd, std::string_view name, unsigned char type, bool sizes);
+
 /// Listings made once and read again: the inference stage walks a submitter's whole tree
 /// first (judge_submission_tree), then each scenario folder's checks list its run, accuracy
 /// and measurement folders, which that walk listed already. The listings are kept by their
