@@ -331,15 +331,17 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
         accuracy_dir);
   }
   const fs::path log = accuracy_dir / "mlperf_log_accuracy.json";
-  if (!fs::is_regular_file(log, ec)) {
+  if (!listed_is_regular_file(log)) {
     add("accuracy_log", false, nullptr, fmt::format("<= {} bytes", rules.max_accuracy_log_size), 0,
         fmt::format("{} is missing", log.string()), log);
   } else {
-    const std::uintmax_t size = fs::file_size(log, ec);
-    const bool ok = !ec && size <= rules.max_accuracy_log_size;
-    add("accuracy_log", ok, ec ? nlohmann::json() : nlohmann::json(size), fmt::format("<= {} bytes", rules.max_accuracy_log_size), 0,
-        fmt::format("{} is not truncated: {} bytes, at most {} allowed (truncate_accuracy_log.py)", log.string(), size,
-                    rules.max_accuracy_log_size),
+    // The size from the submitter's listing where the tree walk made one (folder_listing.h).
+    const std::optional<std::uintmax_t> size = listed_file_size(log);
+    const bool ok = size && *size <= rules.max_accuracy_log_size;
+    add("accuracy_log", ok, size ? nlohmann::json(*size) : nlohmann::json(),
+        fmt::format("<= {} bytes", rules.max_accuracy_log_size), 0,
+        fmt::format("{} is not truncated: {} bytes, at most {} allowed (truncate_accuracy_log.py)", log.string(),
+                    size.value_or(static_cast<std::uintmax_t>(-1)), rules.max_accuracy_log_size),
         log);
   }
   const fs::path detail = accuracy_dir / kDetailLogName;
@@ -389,7 +391,7 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
     std::vector<std::string> missing;
     for (const auto& [folder, stems] : extra->second) {
       const fs::path sub = accuracy_dir / folder;
-      if (!fs::is_directory(sub, ec)) {
+      if (!listed_is_directory(sub)) {
         missing.push_back(folder + "/");
         continue;
       }

@@ -18,6 +18,7 @@
 #include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/folder_files.h"
 #include "mlperf/inference/loadgen_log.h"
+#include "mlperf/mllog/folder_listing.h"
 #include "mlperf/mllog/path_text.h"
 
 namespace mlperf::inference {
@@ -87,10 +88,7 @@ std::uint64_t line_equal(const std::vector<std::string>& lines, const std::strin
   return 0;
 }
 
-bool path_exists(const fs::path& p) {
-  std::error_code ec;
-  return fs::exists(p, ec);
-}
+bool path_exists(const fs::path& p) { return listed_exists(p); }
 
 class TestJudge {
  public:
@@ -134,8 +132,7 @@ class TestJudge {
   // performance/run_1 holds the loadgen logs and nothing else.
   void performance_files() {
     const fs::path run = fs::path(out_.dir) / "performance" / "run_1";
-    std::error_code ec;
-    if (!fs::is_directory(run, ec)) {
+    if (!listed_is_directory(run)) {
       add("performance_files", false, nullptr, "performance/run_1", 0,
           fmt::format("{} has no performance/run_1 folder", out_.dir));
       return;
@@ -199,8 +196,7 @@ class TestJudge {
     add("verify_accuracy", true, pass ? "TEST PASS" : "no TEST PASS (non-deterministic mode)", "exists", pass, "");
     if (pass && exact_line) return;  // ComplianceCheck stops here
     const fs::path acc = fs::path(out_.dir) / "accuracy";
-    std::error_code ec;
-    if (!fs::is_directory(acc, ec)) {
+    if (!listed_is_directory(acc)) {
       add("accuracy_folder", false, nullptr, "accuracy/", 0, fmt::format("{} has no accuracy folder", out_.dir));
       return;
     }

@@ -337,7 +337,7 @@ void compare_with_published(DirectoryResult& out, InferenceResult& result, const
 void judge_accuracy_run(DirectoryResult& out, InferenceResult& result, const LoadgenRun& run, const InferenceData& inf) {
   const fs::path accuracy_dir = run.scenario_dir / "accuracy";
   std::error_code ec;
-  if (run.bare && !fs::is_directory(accuracy_dir, ec)) {
+  if (run.bare && !listed_is_directory(accuracy_dir)) {
     out.warnings.push_back(fmt::format("{}: no accuracy folder; the accuracy run is not judged", run.scenario_dir.string()));
     return;
   }
@@ -418,7 +418,7 @@ void judge_compliance_run(DirectoryResult& out, InferenceResult& result, const L
     // A run of one's own: its TEST0x folders beside the logs, when there are any.
     std::error_code ec;
     bool any = false;
-    for (const auto& t : tests->second) any = any || fs::is_directory(run.scenario_dir / t, ec);
+    for (const auto& t : tests->second) any = any || listed_is_directory(run.scenario_dir / t);
     if (!any) {
       out.warnings.push_back(fmt::format("{}: compliance tests {} not judged (no TEST0x folder beside the run)",
                                          run.scenario_dir.string(), fmt::join(tests->second, ", ")));

@@ -319,7 +319,7 @@ std::vector<ValidityCheck> system_description_checks(const fs::path& system_json
 
   std::error_code ec;
   bool readable = false;
-  const std::string text = fs::is_regular_file(system_json, ec) ? read_text(system_json, readable) : std::string();
+  const std::string text = listed_is_regular_file(system_json) ? read_text(system_json, readable) : std::string();
   if (!readable) {
     out.push_back(
         fail("system_description", nullptr, system_json.filename().string(), 0,
@@ -494,8 +494,10 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
   };
   const fs::path dir = submitter_dir / fill(m.dir);
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    const bool exists = fs::exists(dir, ec);
+  // Folders and files of the submitter's tree are looked up in its listings where the tree
+  // walk made them (folder_listing.h), not stat-ed again.
+  if (!listed_is_directory(dir)) {
+    const bool exists = listed_exists(dir);
     out.push_back(fail("measurements_dir", nullptr, fill(m.dir), 0,
                        exists ? fmt::format("{}: not a folder; {}", dir.string(), stops(r, "NotADirectoryError"))
                               : fmt::format("{}: no measurements folder{}", dir.string(),
@@ -513,8 +515,8 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
     bool endpoints = false;
     if (m.user_conf_optional_for_endpoints) {
       const fs::path results = submitter_dir / "results" / system / model_folder / scenario;
-      endpoints = !fs::exists(results / "performance/run_1/mlperf_log_detail.txt", ec) &&
-                  !fs::exists(results / "accuracy/mlperf_log_detail.txt", ec);
+      endpoints = !listed_exists(results / "performance/run_1/mlperf_log_detail.txt") &&
+                  !listed_exists(results / "accuracy/mlperf_log_detail.txt");
     }
     std::vector<std::string> problems, required;
     for (const auto& f : m.required_files) {
@@ -522,7 +524,7 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
       required.push_back(f);
       if (!contains(files, f)) {
         problems.push_back(f + " missing");
-      } else if (fs::file_size(dir / f, ec) == 0 && !ec) {
+      } else if (listed_file_size(dir / f) == std::optional<std::uintmax_t>(0)) {
         problems.push_back(f + " empty");
       }
     }
@@ -605,7 +607,7 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
       const std::string root = submitter_dir.string();
       std::string code_dir = py_join(py_join(root, "code"), model_folder);
       std::string redirect;
-      if (fs::is_regular_file(code_dir, ec)) {
+      if (listed_is_regular_file(code_dir)) {
         bool ok = false;
         redirect = strip(read_text(code_dir, ok));
         code_dir = py_join(py_join(py_join(root, "code"), redirect), impl);
@@ -613,7 +615,7 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
         code_dir = py_join(code_dir, impl);
       }
       const std::string parent = py_dirname(code_dir);
-      const bool ok = fs::exists(code_dir, ec) || fs::exists(parent, ec);
+      const bool ok = listed_exists(code_dir) || listed_exists(parent);
       out.push_back(verdict(
           ok, "code_dir", code_dir, "the folder or its parent exists", 0,
           fmt::format("{}: neither the code folder nor {} exists{} (check_measurement_dir: \"is missing code_dir\")", code_dir,
@@ -623,7 +625,7 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
   } else {
     const fs::path code_dir = submitter_dir / fill(m.code);
     out.push_back(verdict(
-        fs::exists(code_dir, ec), "code_dir", code_dir.string(), "exists", 0,
+        listed_exists(code_dir), "code_dir", code_dir.string(), "exists", 0,
         fmt::format("{}: the source folder does not exist (MeasurementsCheck.directory_exist_check)", code_dir.string())));
   }
 

@@ -64,9 +64,8 @@ FolderListings::Use::Use(const FolderListings* listings, std::vector<std::filesy
 
 FolderListings::Use::~Use() { use_in_effect = previous_; }
 
-const std::vector<FolderEntry>* FolderListings::Use::find(const std::filesystem::path& folder) const {
+const std::vector<FolderEntry>* FolderListings::Use::find_text(std::string_view path) const {
   if (listings_ == nullptr) return nullptr;
-  const std::string_view path = folder.native();
   for (const auto& top : tops_) {
     const std::string_view t = top.native();
     if (t.empty() || !path.starts_with(t) || (path.size() > t.size() && path[t.size()] != '/')) continue;
@@ -132,6 +131,95 @@ bool list_folder(const std::filesystem::path& folder, std::vector<FolderEntry>& 
 bool list_folder_with_sizes(const std::string& folder, std::vector<FolderEntry>& entries, std::error_code& error) {
   error.clear();
   return read_folder(folder.c_str(), entries, error, true);
+}
+
+namespace {
+
+// Where `path` stands in the listings in use on this thread: `held` when the listing of the
+// folder holding it is kept (its last part a plain name), `entry` then its entry (null when
+// the folder does not hold it).
+struct Listed {
+  bool held = false;
+  const FolderEntry* entry = nullptr;
+  std::string_view folder;  // the text of the folder in the path looked up
+
+  // The entry's type with links followed (0: none, or the stat failed): the listed type, a
+  // stat only for a link or an unknown type.
+  mode_t type() const {
+    if (entry == nullptr) return 0;
+    const bool stat = entry->type == DT_LNK || entry->type == DT_UNKNOWN;
+    return followed_type(*entry, stat ? std::string(folder) : std::string());
+  }
+};
+
+Listed look_up(const std::filesystem::path& path) {
+  Listed l;
+  if (use_in_effect == nullptr) return l;
+  const std::string& text = path.native();
+  const std::size_t slash = text.rfind('/');
+  if (slash == std::string::npos || slash == 0) return l;
+  const std::string_view name = std::string_view(text).substr(slash + 1);
+  if (name.empty() || name == "." || name == "..") return l;
+  const std::vector<FolderEntry>* entries = use_in_effect->find_text(std::string_view(text).substr(0, slash));
+  if (entries == nullptr) return l;
+  l.held = true;
+  l.folder = std::string_view(text).substr(0, slash);
+  for (const auto& e : *entries) {
+    if (e.name == name) {
+      l.entry = &e;
+      break;
+    }
+  }
+  return l;
+}
+
+}  // namespace
+
+bool listed_exists(const std::filesystem::path& path) {
+  const Listed l = look_up(path);
+  if (!l.held) {
+    std::error_code ec;
+    return std::filesystem::exists(path, ec);
+  }
+  return l.type() != 0;
+}
+
+namespace {
+
+// Whether `path` is of `type` (links followed): from the kept listing of its folder, else
+// what `on_disk` (a std::filesystem query) answers.
+template <class OnDisk>
+bool listed_type_is(const std::filesystem::path& path, mode_t type, OnDisk on_disk) {
+  const Listed l = look_up(path);
+  if (!l.held) {
+    std::error_code ec;
+    return on_disk(path, ec);
+  }
+  return l.type() == type;
+}
+
+}  // namespace
+
+bool listed_is_directory(const std::filesystem::path& path) {
+  return listed_type_is(path, S_IFDIR, [](const std::filesystem::path& p, std::error_code& ec) {
+    return std::filesystem::is_directory(p, ec);
+  });
+}
+
+bool listed_is_regular_file(const std::filesystem::path& path) {
+  return listed_type_is(path, S_IFREG, [](const std::filesystem::path& p, std::error_code& ec) {
+    return std::filesystem::is_regular_file(p, ec);
+  });
+}
+
+std::optional<std::uintmax_t> listed_file_size(const std::filesystem::path& path) {
+  const Listed l = look_up(path);
+  if (l.held && (l.entry == nullptr || (l.entry->size < 0 && l.type() != S_IFREG))) return std::nullopt;
+  if (l.held && l.entry->size >= 0) return static_cast<std::uintmax_t>(l.entry->size);
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) return std::nullopt;
+  return size;
 }
 
 std::set<std::string> folders_in(const std::filesystem::path& folder) {

@@ -152,5 +152,50 @@ TEST(FolderListing, KeptListingsAnswerForTheirTopFolderWhileInUse) {
   EXPECT_EQ(names(top / "results" / "sys"), std::vector<std::string>{"real.txt"});
 }
 
+// listed_exists, listed_is_directory, listed_is_regular_file and listed_file_size answer as
+// std::filesystem does, links followed; from a kept listing of the folder while one is in use
+// (what the listing holds is what they see), else from the disk.
+TEST(FolderListing, ListedQueriesReadTheKeptListingElseTheDisk) {
+  TempDir tmp;
+  const fs::path dir = sample_folder(tmp);
+  auto same_as_disk = [&](const std::string& where) {
+    for (const char* name : {"folder", "file.txt", "link_to_file", "link_to_folder", "broken_link", "fifo", "absent"}) {
+      const fs::path p = dir / name;
+      std::error_code ec;
+      EXPECT_EQ(listed_exists(p), fs::exists(p, ec)) << where << " " << name;
+      EXPECT_EQ(listed_is_directory(p), fs::is_directory(p, ec)) << where << " " << name;
+      EXPECT_EQ(listed_is_regular_file(p), fs::is_regular_file(p, ec)) << where << " " << name;
+      const std::uintmax_t size = fs::file_size(p, ec);
+      EXPECT_EQ(listed_file_size(p), ec ? std::nullopt : std::optional<std::uintmax_t>(size)) << where << " " << name;
+    }
+  };
+  same_as_disk("no listing in use");
+  std::vector<FolderEntry> entries;
+  std::error_code ec;
+  ASSERT_TRUE(list_folder_with_sizes(dir, entries, ec));
+  FolderListings kept;
+  kept.add("/d", entries);
+  {
+    FolderListings::Use use(&kept, {tmp.path()});
+    same_as_disk("the listing of the folder in use");
+  }
+  // A listing that differs from the disk is what they read.
+  FolderListings other;
+  other.add("/d", {{"ghost.bin", DT_REG, 42}, {"ghost", DT_DIR}, {"file.txt", DT_REG, -1}});
+  FolderListings::Use use(&other, {tmp.path()});
+  EXPECT_TRUE(listed_exists(dir / "ghost.bin"));
+  EXPECT_TRUE(listed_is_regular_file(dir / "ghost.bin"));
+  EXPECT_EQ(listed_file_size(dir / "ghost.bin"), 42u);
+  EXPECT_TRUE(listed_is_directory(dir / "ghost"));
+  EXPECT_EQ(listed_file_size(dir / "ghost"), std::nullopt);
+  EXPECT_FALSE(listed_exists(dir / "folder"));  // on disk, not in the listing
+  EXPECT_EQ(listed_file_size(dir / "file.txt"), 5u);  // listed without its size: a stat
+  // Not a plain name in a kept folder: the disk answers.
+  EXPECT_TRUE(listed_is_directory(dir / "folder" / ""));
+  EXPECT_TRUE(listed_exists(dir / "."));
+  EXPECT_TRUE(listed_is_directory(dir));
+  EXPECT_FALSE(listed_exists(dir / "folder" / "ghost.bin"));
+}
+
 }  // namespace
 }  // namespace mlperf

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -70,7 +71,9 @@ class FolderListings {
     Use& operator=(const Use&) = delete;
 
     /// The listing of `folder` when it lies below one of the tops and is kept, else nullptr.
-    const std::vector<FolderEntry>* find(const std::filesystem::path& folder) const;
+    const std::vector<FolderEntry>* find(const std::filesystem::path& folder) const { return find_text(folder.native()); }
+    /// The same for a folder given as its path's text.
+    const std::vector<FolderEntry>* find_text(std::string_view folder) const;
 
    private:
     const FolderListings* listings_;
@@ -100,6 +103,17 @@ inline bool list_folder_with_sizes(const std::filesystem::path& folder, std::vec
                                    std::error_code& error) {
   return list_folder_with_sizes(folder.native(), entries, error);
 }
+
+/// What std::filesystem answers of `path` with symbolic links followed (exists, is_directory,
+/// is_regular_file; file_size of a regular file, nullopt for anything else or an error),
+/// read from the listing of the folder holding it where the FolderListings in use on this
+/// thread keep that listing: a stat only for a link or an entry of unknown type. Elsewhere
+/// (no listing kept, a path ending in a separator, "." or "..") the path itself is stat-ed.
+/// Errors read as false. Never throws except std::bad_alloc.
+bool listed_exists(const std::filesystem::path& path);
+bool listed_is_directory(const std::filesystem::path& path);
+bool listed_is_regular_file(const std::filesystem::path& path);
+std::optional<std::uintmax_t> listed_file_size(const std::filesystem::path& path);
 
 /// The names of the folders in `folder` (links to folders counted, as os.path.isdir does),
 /// sorted; those listed before an error when it cannot be read whole. Never throws except
