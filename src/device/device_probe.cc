@@ -68,11 +68,13 @@
 #include <set>
 #include <sstream>
 
+#include <boost/algorithm/string/case_conv.hpp>
 #include <fmt/format.h>
 
 namespace mlperf {
 
 namespace fs = std::filesystem;
+using boost::algorithm::to_lower_copy;  // ASCII lower case (the C locale): PCI bus ids, GPU names
 
 namespace {
 
@@ -97,11 +99,6 @@ Fn resolve(void* handle, const char* name) {
   ::dlerror();
   void* symbol = ::dlsym(handle, name);
   return reinterpret_cast<Fn>(symbol);
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 std::string trim(std::string_view s) {
@@ -218,11 +215,11 @@ std::optional<DrmDevice> read_drm_device(const fs::path& device_dir) {
     std::istringstream lines(*t);
     std::string line;
     while (std::getline(lines, line)) {
-      if (line.rfind("PCI_SLOT_NAME=", 0) == 0) d.pci_bus_id = lower(trim(line.substr(14)));
+      if (line.rfind("PCI_SLOT_NAME=", 0) == 0) d.pci_bus_id = to_lower_copy(trim(line.substr(14)));
     }
   }
   if (d.pci_bus_id.empty()) {
-    std::string name = lower(fs::weakly_canonical(device_dir, ec).filename().string());
+    std::string name = to_lower_copy(fs::weakly_canonical(device_dir, ec).filename().string());
     if (!ec && looks_like_bus_id(name)) d.pci_bus_id = name;
   }
   if (!d.vendor && !d.device) return std::nullopt;
@@ -300,7 +297,7 @@ std::string nvml_error_text(const char* (*error_string)(int), int code) {
 }
 
 std::string normalize_pci_bus_id(std::string_view bus_id) {
-  std::string s = lower(trim(bus_id));
+  std::string s = to_lower_copy(trim(bus_id));
   // "00000000:18:00.0": keep the last four domain digits when the others are zeros.
   if (s.size() == 16 && s[8] == ':' && s[11] == ':' && s[14] == '.' && s.compare(0, 4, "0000") == 0) {
     s = s.substr(4);
@@ -483,7 +480,7 @@ std::vector<NvidiaPciDevice> read_nvidia_pci_devices(const fs::path& sysfs_root)
       continue;
     }
     if (vendor != kNvidiaVendorId || !device || (pci_class >> 16) != 0x03) continue;
-    out.push_back({lower(dir.filename().string()), *device, static_cast<unsigned>(pci_class)});
+    out.push_back({to_lower_copy(dir.filename().string()), *device, static_cast<unsigned>(pci_class)});
   }
   std::sort(out.begin(), out.end(),
             [](const NvidiaPciDevice& a, const NvidiaPciDevice& b) { return a.pci_bus_id < b.pci_bus_id; });
@@ -498,13 +495,13 @@ NvidiaMatch match_nvidia_gpu(const PlatformTable& table, std::optional<unsigned>
       if (std::find(ids.begin(), ids.end(), *pci_device_id) != ids.end()) return {&g, "PCI device id"};
     }
   }
-  std::string wanted = lower(trim(nvml_name));
+  std::string wanted = to_lower_copy(trim(nvml_name));
   if (wanted.empty()) return {};
   const NvidiaGpu* best = nullptr;
   double best_distance = 0;
   for (const auto& g : table.nvidia_gpus) {
     for (const auto& n : g.nvml_names) {
-      if (lower(trim(n)) != wanted) continue;
+      if (to_lower_copy(trim(n)) != wanted) continue;
       double distance = memory_bytes > 0 ? std::fabs(gib(memory_bytes) - g.platform.memory_gb) : 0;
       if (best == nullptr || distance < best_distance) {
         best = &g;
@@ -616,7 +613,7 @@ HipStatus query_hip_runtime(const ProbeOptions& options, std::vector<HipDevice>&
     if (get_bus_id) {
       char buf[65] = {};
       if (int e = get_bus_id(buf, 64, i); e == kHipSuccess) {
-        d.pci_bus_id = lower(trim(buf));
+        d.pci_bus_id = to_lower_copy(trim(buf));
       } else {
         warnings.push_back(fmt::format("HIP device {}: hipDeviceGetPCIBusId failed: {}", i, hip_error(e)));
       }

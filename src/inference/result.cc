@@ -7,11 +7,13 @@
 #include <fstream>
 #include <stdexcept>
 
+#include <boost/algorithm/string/case_conv.hpp>
 #include <fmt/format.h>
 
 namespace mlperf::inference {
 
 namespace fs = std::filesystem;
+using boost::algorithm::to_lower_copy;  // ASCII lower case (the C locale), as Python's str.lower() of ASCII
 
 namespace {
 
@@ -61,11 +63,6 @@ RoundRules round_rules(const nlohmann::json& j) {
     }
   }
   return r;
-}
-
-std::string ascii_lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // A logged number as JSON: integers (counts, nanoseconds) as integers, the rest as doubles.
@@ -213,7 +210,7 @@ void identify_run(InferenceResult& r, const LoadgenLog& log, const InferenceRule
   r.round = rules.rounds.count(round) ? round : rules.newest_round;
   r.model = model_folder;
   r.rules_model = rules.model_of(model_folder);
-  auto named = rules.scenario_names.find(ascii_lower(scenario_folder));
+  auto named = rules.scenario_names.find(to_lower_copy(scenario_folder));
   r.scenario = named != rules.scenario_names.end() ? named->second : scenario_folder;
   r.log_file = log.file.string();
   r.from_summary = log.from_summary;
@@ -339,7 +336,7 @@ void add_min_query_count_check(InferenceResult& r, const LoadgenLog& log, const 
 void add_offline_samples_per_query_check(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr,
                                          const std::string& model, const std::string& loadgen_scenario,
                                          const std::string& division) {
-  if (loadgen_scenario == "Offline" && ascii_lower(division) == "closed") {
+  if (loadgen_scenario == "Offline" && to_lower_copy(division) == "closed") {
     if (auto min = rr.offline_min_samples_per_query.find(model); min != rr.offline_min_samples_per_query.end()) {
       std::optional<double> spq = log.number("effective_samples_per_query");
       add_check(r, "offline_samples_per_query", spq && *spq >= min->second, value_or_null(spq),
@@ -418,7 +415,7 @@ void add_performance_sample_count_check(InferenceResult& r, const LoadgenLog& lo
 void add_equal_issue_check(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr, const std::string& model,
                            const std::string& division) {
   if (!log.from_summary && rr.equal_issue_models.count(model) &&
-      (rr.equal_issue_divisions.empty() || rr.equal_issue_divisions.count(ascii_lower(division)))) {
+      (rr.equal_issue_divisions.empty() || rr.equal_issue_divisions.count(to_lower_copy(division)))) {
     std::optional<bool> used = log.boolean("effective_sample_concatenate_permutation");
     add_check(r, "equal_issue_mode", used == true, used ? nlohmann::json(*used) : nlohmann::json(), true,
               log.line("effective_sample_concatenate_permutation"),

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <ostream>
 
+#include <boost/algorithm/string/case_conv.hpp>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
@@ -31,6 +32,7 @@ const inference::InferenceData& DataContext::inference() const {
 namespace inference {
 
 namespace fs = std::filesystem;
+using boost::algorithm::to_lower_copy;  // ASCII lower case (the C locale), as Python's str.lower() of ASCII
 
 namespace {
 
@@ -54,18 +56,12 @@ void add_network_mode_check(InferenceResult& r, const SystemDescription& system,
   if (!system.is_network_json.empty() && system.is_network_json != "null") {
     auto value = nlohmann::json::parse(system.is_network_json, nullptr, false);
     if (value.is_string()) {
-      std::string text = value.get<std::string>();
-      for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      network = text == "true";
+      network = to_lower_copy(value.get<std::string>()) == "true";
     } else {
       readable = false;
     }
   }
-  const std::string d = [&] {
-    std::string lowered = division;
-    for (auto& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return lowered;
-  }();
+  const std::string d = to_lower_copy(division);
   auto add = [&](std::string name, bool passed, nlohmann::json value, nlohmann::json limit, std::uint64_t line,
                  std::string message) {
     r.checks.push_back({std::move(name), passed, std::move(value), std::move(limit), line,
@@ -522,9 +518,7 @@ void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const
   if (out.division == "open") folder_model = inf.mapped_model_of(scenario_dir, model_folder);
   const std::string mlperf_model = rules.mlperf_model(folder_model);
   auto mapped_scenario = [&](const std::string& s) {
-    std::string lowered = s;
-    for (auto& ch : lowered) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    auto m = rules.scenario_mapping.find(lowered);
+    auto m = rules.scenario_mapping.find(to_lower_copy(s));
     return m == rules.scenario_mapping.end() ? s : m->second;
   };
   const std::string this_scenario = mapped_scenario(scenario_folder);

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <boost/algorithm/string/case_conv.hpp>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
@@ -20,14 +21,10 @@
 namespace mlperf::inference {
 
 namespace fs = std::filesystem;
+using boost::algorithm::to_lower_copy;  // ASCII lower case (the C locale), as Python's str.lower() of ASCII
 using nlohmann::json;
 
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
   std::string out;
@@ -353,7 +350,7 @@ std::vector<ValidityCheck> system_description_checks(const fs::path& system_json
                                      it == j.end() ? "missing" : "not a string " + value.dump(), stops(r, "AttributeError"))));
     } else {
       out.push_back(verdict(
-          contains(r.valid_availabilities, lower(value.get<std::string>())), "availability", value, r.valid_availabilities, line,
+          contains(r.valid_availabilities, to_lower_copy(value.get<std::string>())), "availability", value, r.valid_availabilities, line,
           fmt::format("{}: field \"status\" {} is not one of {}", file, value.dump(), join(r.valid_availabilities))));
     }
   }
@@ -382,7 +379,7 @@ std::vector<ValidityCheck> system_description_checks(const fs::path& system_json
                          fmt::format("{}: field \"{}\" is {}, not a string; {}", file, r.network_mode_field, value.dump(),
                                      stops(r, "AttributeError"))));
     } else {
-      network = value.is_string() && lower(value.get<std::string>()) == "true";
+      network = value.is_string() && to_lower_copy(value.get<std::string>()) == "true";
       bool ok = division == "network" ? network : division == "closed" ? !network : true;
       out.push_back(verdict(
           ok, "network_mode", value, limit, line,
@@ -443,7 +440,7 @@ std::vector<ValidityCheck> system_description_checks(const fs::path& system_json
                                      it == j.end() ? "missing" : "not a string " + value.dump(), stops(r, "AttributeError"))));
     } else {
       out.push_back(
-          verdict(lower(value.get<std::string>()) == lower(submitter), "submitter", value, submitter, line,
+          verdict(to_lower_copy(value.get<std::string>()) == to_lower_copy(submitter), "submitter", value, submitter, line,
                   fmt::format("{}: field \"submitter\" {} is not the submitter folder {}", file, value.dump(), submitter)));
     }
   }
@@ -458,7 +455,7 @@ std::vector<ValidityCheck> system_description_checks(const fs::path& system_json
                          fmt::format("{}: field \"division\" is {}; {}", file,
                                      it == j.end() ? "missing" : "not a string " + value.dump(), stops(r, "AttributeError"))));
     } else {
-      bool ok = value.is_string() && (r.division_case_insensitive ? lower(value.get<std::string>()) == lower(division)
+      bool ok = value.is_string() && (r.division_case_insensitive ? to_lower_copy(value.get<std::string>()) == to_lower_copy(division)
                                                                   : value.get<std::string>() == division);
       out.push_back(verdict(ok, "division", value, division, line,
                             fmt::format("{}: field \"division\" {} is not the division folder {}{}", file,
@@ -748,7 +745,7 @@ std::vector<ValidityCheck> judge_required_scenarios(const std::string& system_ty
   const std::vector<std::string>& optional = optional_it == req->optional.end() ? kNone : optional_it->second;
   // Scenario names as the checker compares them: SCENARIO_MAPPING (script), lower case (package).
   auto key = [&](const std::string& s) {
-    if (folders) return lower(s);
+    if (folders) return to_lower_copy(s);
     auto it = r.scenario_mapping.find(s);
     return it == r.scenario_mapping.end() ? s : it->second;
   };
