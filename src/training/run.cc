@@ -685,8 +685,15 @@ void apply_official_verdict(Run& run) {
 }
 
 RunHead read_run_head(const std::filesystem::path& path) {
-  refuse_unless_regular(path, stat_result_file(path));
-  LineReader reader(file_source(path, nullptr));
+  // Opened without blocking and fstat-ed (a FIFO is never read): no stat of the path first,
+  // one system call of the five a forecast takes. Missing or not a regular file: the errors
+  // the full read gives.
+  std::optional<ByteSource> source = regular_file_source(path);
+  if (!source) {
+    refuse_unless_regular(path, stat_result_file(path));
+    source = file_source(path, nullptr);
+  }
+  LineReader reader(std::move(*source));
   RunHead head;
   Line line;
   EventView view;
