@@ -387,12 +387,15 @@ bool regular_file_at(int fd, const char* name) {
   return ::fstatat(fd, name, &info, 0) == 0 && S_ISREG(info.st_mode);
 }
 
-// An MLPerf Inference submitter's folder: it holds results/ and measurements/ (the submission
-// checker's layout; a training submitter has no measurements/). Its scenario folders lie in
-// results/ only: the checker reads code/, measurements/, documentation/ and systems/ as what
-// they are, never as runs, and the submission checks list them (judge_submission_tree).
-bool is_inference_submitter(const std::vector<std::string>& sorted_children) {
-  return std::binary_search(sorted_children.begin(), sorted_children.end(), "results") &&
+// An MLPerf Inference submitter's folder: <division>/<submitter> of an inference division
+// (closed, open, network), holding results/ and measurements/ (the submission checker's
+// layout; a training submitter has no measurements/). Its scenario folders lie in results/
+// only: the checker reads code/, measurements/, documentation/ and systems/ as what they are,
+// never as runs, and the submission checks list them (judge_submission_tree).
+bool is_inference_submitter(std::string_view absolute, const std::vector<std::string>& sorted_children) {
+  const std::string_view division = path_name(path_parent(absolute));
+  return (division == "closed" || division == "open" || division == "network") &&
+         std::binary_search(sorted_children.begin(), sorted_children.end(), "results") &&
          std::binary_search(sorted_children.begin(), sorted_children.end(), "measurements");
 }
 
@@ -473,7 +476,7 @@ void visit(WalkNode& node, WalkContext& context) {
     return;
   }
   std::sort(listing.children.begin(), listing.children.end());
-  if (is_inference_submitter(listing.children)) {
+  if (is_inference_submitter(place.absolute, listing.children)) {
     if (!node.submitter_listings) {
       node.submitter_listings = std::make_shared<FolderListings>();
       node.submitter_path_size = place.absolute.size();

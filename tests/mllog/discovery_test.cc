@@ -132,7 +132,8 @@ TEST(Discovery, WalksOnceIntoSubfoldersInSortedOrderAndStopsAtBenchmarkDirs) {
 // looked for in results/ only (the submission checker reads the other folders as what they
 // are), and each one found at results/<system>/<model>/<scenario> carries what the walk
 // listed of that results/ tree, sizes included, by path below the submitter's folder. A
-// training submitter (no measurements/) is walked whole.
+// training submitter (no measurements/), or a folder outside an inference division, is walked
+// whole.
 TEST(Discovery, AnInferenceSubmitterIsSearchedInResultsOnlyAndItsListingsKept) {
   TempDir tmp;
   const fs::path org = tmp.path() / "closed/Org";
@@ -145,13 +146,18 @@ TEST(Discovery, AnInferenceSubmitterIsSearchedInResultsOnlyAndItsListingsKept) {
   write_file(org / "code/harness/result_0.txt", "");
   write_file(tmp.path() / "closed/Trainer/results/sys/bert/result_0.txt", "");
   write_file(tmp.path() / "closed/Trainer/benchmarks/bert/result_0.txt", "");
+  // The same folders outside an inference division (closed, open, network): walked whole.
+  write_file(tmp.path() / "lab/Org/results/sys/bert/result_0.txt", "");
+  write_file(tmp.path() / "lab/Org/measurements/sys/bert/result_0.txt", "");
   std::vector<DiscoveryError> errors;
   auto dirs = find_benchmark_dirs(tmp.path(), errors);
   EXPECT_TRUE(errors.empty());
   std::vector<fs::path> paths;
   for (const auto& d : dirs) paths.push_back(d.path);
   EXPECT_EQ(paths, (std::vector<fs::path>{scenario, tmp.path() / "closed/Trainer/benchmarks/bert",
-                                          tmp.path() / "closed/Trainer/results/sys/bert"}));
+                                          tmp.path() / "closed/Trainer/results/sys/bert",
+                                          tmp.path() / "lab/Org/measurements/sys/bert",
+                                          tmp.path() / "lab/Org/results/sys/bert"}));
   ASSERT_TRUE(dirs[0].loadgen.has_value());
   ASSERT_NE(dirs[0].submitter_listings, nullptr);
   EXPECT_EQ(dirs[1].submitter_listings, nullptr);

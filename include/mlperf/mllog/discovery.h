@@ -88,8 +88,9 @@ struct DiscoveryError {
 /// files named as run scripts name them (<DATESTAMP>_<N>.log, NVIDIA style); else *.log or
 /// *.txt files whose first 64 KiB hold an MLLOG line (issue #14). With `glob` (fnmatch
 /// pattern on file names, --glob) only the files it matches are taken, in any folder.
-/// In an MLPerf Inference submitter's folder (one holding results/ and measurements/) only
-/// results/ is walked, as the submission checker finds scenario folders there alone.
+/// In an MLPerf Inference submitter's folder (<closed|open|network>/<submitter> holding
+/// results/ and measurements/) only results/ is walked, as the submission checker finds
+/// scenario folders there alone.
 std::vector<BenchmarkDir> find_benchmark_dirs(const std::filesystem::path& root,
                                               std::vector<DiscoveryError>& errors,
                                               const std::string& glob = "");
