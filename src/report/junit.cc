@@ -1,6 +1,7 @@
 #include "mlperf/report/junit.h"
 
 #include <cstdio>
+#include <iterator>
 #include <memory>
 #include <ostream>
 #include <stdexcept>
@@ -121,19 +122,40 @@ struct Totals {
 
 // One report's <testsuite> element, its counts added to `totals`.
 std::string junit_suite(const CheckReport& r, Totals& totals) {
-  std::string suites;
+  // The counts first (the element's attributes), then the element in one string, each
+  // escaped text appended in place: no string per case, attribute or escaped body copied in.
   std::size_t suite_failures = 0, suite_errors = 0;
-  std::string cases;
+  for (const auto& c : r.checks) {
+    if (!c.passed()) (c.check == "input_readable" ? suite_errors : suite_failures) += 1;
+  }
+  totals.tests += r.checks.size();
+  totals.failures += suite_failures;
+  totals.errors += suite_errors;
+  std::string out = "  <testsuite";
+  append_attr(out, "name", r.directory);
+  fmt::format_to(std::back_inserter(out), " tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\">\n", r.checks.size(),
+                 suite_failures, suite_errors);
+  out += "    <properties>\n";
+  for (const auto& [name, value] : {std::pair<const char*, std::string>{"benchmark", r.benchmark},
+                                    {"division", r.division},
+                                    {"ruleset", r.ruleset.str()},
+                                    {"ruleset_source", r.ruleset_source},
+                                    {"submitter", r.submitter},
+                                    {"system", r.system}}) {
+    out += "      <property";
+    append_attr(out, "name", name);
+    append_attr(out, "value", value);
+    out += "/>\n";
+  }
+  out += "    </properties>\n";
   const std::string classname = attr("classname", r.directory);  // the same in every case
   for (const auto& c : r.checks) {
-    cases += "    <testcase";
-    append_attr(cases, "name", c.check);
-    cases += classname;
-    cases += ">\n";
+    out += "    <testcase";
+    append_attr(out, "name", c.check);
+    out += classname;
+    out += ">\n";
     if (!c.passed()) {
-      const bool input = c.check == "input_readable";
-      (input ? suite_errors : suite_failures) += 1;
-      const char* element = input ? "error" : "failure";
+      const char* element = c.check == "input_readable" ? "error" : "failure";
       std::string first, body;
       std::size_t n = 0;
       for (const auto& f : c.findings) {
@@ -143,37 +165,30 @@ std::string junit_suite(const CheckReport& r, Totals& totals) {
         body += line + "\n";
       }
       if (n > 1) first += fmt::format(" (and {} more)", n - 1);
-      cases += fmt::format("      <{}{}{}>{}</{}>\n", element, attr("message", first), attr("type", c.check),
-                           xml_escape(body), element);
+      out += "      <";
+      out += element;
+      append_attr(out, "message", first);
+      append_attr(out, "type", c.check);
+      out += '>';
+      append_escaped(out, body);
+      out += "</";
+      out += element;
+      out += ">\n";
     }
-    std::string warnings;
+    // Each warning a line of <system-out>, escaped as it is appended (a line ends in '\n',
+    // so no UTF-8 sequence spans two: the same text as escaping them all at once).
+    bool warned = false;
     for (const auto& f : c.findings) {
-      if (f.severity == Finding::kWarning) warnings += fmt::format("warning: {}: {}\n", finding_location(f), f.message);
+      if (f.severity != Finding::kWarning) continue;
+      if (!warned) out += "      <system-out>";
+      warned = true;
+      append_escaped(out, fmt::format("warning: {}: {}\n", finding_location(f), f.message));
     }
-    if (!warnings.empty()) cases += "      <system-out>" + xml_escape(warnings) + "</system-out>\n";
-    cases += "    </testcase>\n";
+    if (warned) out += "</system-out>\n";
+    out += "    </testcase>\n";
   }
-  totals.tests += r.checks.size();
-  totals.failures += suite_failures;
-  totals.errors += suite_errors;
-  suites += "  <testsuite" + attr("name", r.directory) + fmt::format(" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\">\n",
-                                                                  r.checks.size(), suite_failures, suite_errors);
-  suites += "    <properties>\n";
-  for (const auto& [name, value] : {std::pair<const char*, std::string>{"benchmark", r.benchmark},
-                                    {"division", r.division},
-                                    {"ruleset", r.ruleset.str()},
-                                    {"ruleset_source", r.ruleset_source},
-                                    {"submitter", r.submitter},
-                                    {"system", r.system}}) {
-    suites += "      <property";
-    append_attr(suites, "name", name);
-    append_attr(suites, "value", value);
-    suites += "/>\n";
-  }
-  suites += "    </properties>\n";
-  suites += cases;
-  suites += "  </testsuite>\n";
-  return suites;
+  out += "  </testsuite>\n";
+  return out;
 }
 
 std::string junit_head(const Totals& totals) {
