@@ -322,7 +322,6 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
                                   passed ? std::string() : std::move(message), file.string()});
     result.files_valid = result.files_valid && passed;
   };
-  std::error_code ec;
   if (!rules.required_files.empty()) {
     FilesDiff d = files_diff(accuracy_dir, rules.required_files);
     add("accuracy_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}}, rules.required_files, 0,

@@ -332,7 +332,6 @@ void compare_with_published(DirectoryResult& out, InferenceResult& result, const
 // submission layout without an accuracy folder is not judged (a warning says so).
 void judge_accuracy_run(DirectoryResult& out, InferenceResult& result, const LoadgenRun& run, const InferenceData& inf) {
   const fs::path accuracy_dir = run.scenario_dir / "accuracy";
-  std::error_code ec;
   if (run.bare && !listed_is_directory(accuracy_dir)) {
     out.warnings.push_back(fmt::format("{}: no accuracy folder; the accuracy run is not judged", run.scenario_dir.string()));
     return;
@@ -412,7 +411,6 @@ void judge_compliance_run(DirectoryResult& out, InferenceResult& result, const L
   std::optional<RoundComplianceRules> beside_the_run;
   if (run.bare) {
     // A run of one's own: its TEST0x folders beside the logs, when there are any.
-    std::error_code ec;
     bool any = false;
     for (const auto& t : tests->second) any = any || listed_is_directory(run.scenario_dir / t);
     if (!any) {

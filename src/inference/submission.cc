@@ -314,7 +314,6 @@ std::vector<ValidityCheck> system_description_checks(const fs::path& system_json
   const std::string file = system_json.string();
   const std::string submitter = folder_above(system_json.lexically_normal().parent_path());
 
-  std::error_code ec;
   bool readable = false;
   const std::string text = listed_is_regular_file(system_json) ? read_text(system_json, readable) : std::string();
   if (!readable) {
@@ -490,7 +489,6 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
     return replace_all(std::move(t), "{scenario}", scenario);
   };
   const fs::path dir = submitter_dir / fill(m.dir);
-  std::error_code ec;
   // Folders and files of the submitter's tree are looked up in its listings where the tree
   // walk made them (folder_listing.h), not stat-ed again.
   if (!listed_is_directory(dir)) {

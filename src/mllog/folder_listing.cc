@@ -214,8 +214,11 @@ bool listed_is_regular_file(const std::filesystem::path& path) {
 
 std::optional<std::uintmax_t> listed_file_size(const std::filesystem::path& path) {
   const Listed l = look_up(path);
-  if (l.held && (l.entry == nullptr || (l.entry->size < 0 && l.type() != S_IFREG))) return std::nullopt;
-  if (l.held && l.entry->size >= 0) return static_cast<std::uintmax_t>(l.entry->size);
+  if (l.held) {
+    if (l.entry == nullptr) return std::nullopt;
+    if (l.entry->size >= 0) return static_cast<std::uintmax_t>(l.entry->size);
+    if (l.type() != S_IFREG) return std::nullopt;  // else listed without sizes: a stat
+  }
   std::error_code ec;
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
   if (ec) return std::nullopt;
