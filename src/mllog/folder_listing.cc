@@ -152,10 +152,9 @@ struct Listed {
   }
 };
 
-Listed look_up(const std::filesystem::path& path) {
+Listed look_up(std::string_view text) {
   Listed l;
   if (use_in_effect == nullptr) return l;
-  const std::string& text = path.native();
   const std::size_t slash = text.rfind('/');
   if (slash == std::string::npos || slash == 0) return l;
   const std::string_view name = std::string_view(text).substr(slash + 1);
@@ -175,8 +174,27 @@ Listed look_up(const std::filesystem::path& path) {
 
 }  // namespace
 
+namespace {
+
+// A path ending in separators names a folder (or a link to one) only: the listed type of the
+// path without them, where its folder's listing is kept (`held` false otherwise).
+bool listed_folder_with_separator(const std::filesystem::path& path, bool& held) {
+  held = false;
+  std::string_view text = path.native();
+  if (!text.ends_with('/')) return false;
+  while (text.size() > 1 && text.back() == '/') text.remove_suffix(1);
+  if (text.ends_with('/')) return false;  // the root
+  const Listed l = look_up(text);
+  held = l.held;
+  return l.held && l.type() == S_IFDIR;
+}
+
+}  // namespace
+
 bool listed_exists(const std::filesystem::path& path) {
-  const Listed l = look_up(path);
+  bool held = false;
+  if (const bool folder = listed_folder_with_separator(path, held); held) return folder;
+  const Listed l = look_up(path.native());
   if (!l.held) {
     std::error_code ec;
     return std::filesystem::exists(path, ec);
@@ -190,7 +208,7 @@ namespace {
 // what `on_disk` (a std::filesystem query) answers.
 template <class OnDisk>
 bool listed_type_is(const std::filesystem::path& path, mode_t type, OnDisk on_disk) {
-  const Listed l = look_up(path);
+  const Listed l = look_up(path.native());
   if (!l.held) {
     std::error_code ec;
     return on_disk(path, ec);
@@ -201,6 +219,8 @@ bool listed_type_is(const std::filesystem::path& path, mode_t type, OnDisk on_di
 }  // namespace
 
 bool listed_is_directory(const std::filesystem::path& path) {
+  bool held = false;
+  if (const bool folder = listed_folder_with_separator(path, held); held) return folder;
   return listed_type_is(path, S_IFDIR, [](const std::filesystem::path& p, std::error_code& ec) {
     return std::filesystem::is_directory(p, ec);
   });
@@ -213,7 +233,7 @@ bool listed_is_regular_file(const std::filesystem::path& path) {
 }
 
 std::optional<std::uintmax_t> listed_file_size(const std::filesystem::path& path) {
-  const Listed l = look_up(path);
+  const Listed l = look_up(path.native());
   if (l.held) {
     if (l.entry == nullptr) return std::nullopt;
     if (l.entry->size >= 0) return static_cast<std::uintmax_t>(l.entry->size);
@@ -223,6 +243,11 @@ std::optional<std::uintmax_t> listed_file_size(const std::filesystem::path& path
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
   if (ec) return std::nullopt;
   return size;
+}
+
+bool listed_absent(const std::filesystem::path& path) noexcept {
+  const Listed l = look_up(path.native());
+  return l.held && l.entry == nullptr;
 }
 
 std::set<std::string> folders_in(const std::filesystem::path& folder) {

@@ -1,5 +1,7 @@
 #include "mlperf/mllog/line_reader.h"
+
 #include "mlperf/mllog/folder_cache.h"
+#include "mlperf/mllog/folder_listing.h"
 #include "mlperf/mllog/thread_cache.h"
 
 #include <fcntl.h>
@@ -137,6 +139,7 @@ ByteSource file_source(const std::filesystem::path& path, FolderCache* folders) 
 }
 
 std::optional<ByteSource> regular_file_source(const std::filesystem::path& path) {
+  if (listed_absent(path)) return std::nullopt;  // a kept listing has no such entry
   auto handle = open_for_reading(path, nullptr);
   if (handle->fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;

@@ -167,6 +167,10 @@ TEST(FolderListing, ListedQueriesReadTheKeptListingElseTheDisk) {
       EXPECT_EQ(listed_is_regular_file(p), fs::is_regular_file(p, ec)) << where << " " << name;
       const std::uintmax_t size = fs::file_size(p, ec);
       EXPECT_EQ(listed_file_size(p), ec ? std::nullopt : std::optional<std::uintmax_t>(size)) << where << " " << name;
+      // With a separator at the end (a folder or a link to one only).
+      const fs::path slash = p / "";
+      EXPECT_EQ(listed_exists(slash), fs::exists(slash, ec)) << where << " " << name << "/";
+      EXPECT_EQ(listed_is_directory(slash), fs::is_directory(slash, ec)) << where << " " << name << "/";
     }
   };
   same_as_disk("no listing in use");
@@ -179,6 +183,13 @@ TEST(FolderListing, ListedQueriesReadTheKeptListingElseTheDisk) {
     FolderListings::Use use(&kept, {tmp.path()});
     same_as_disk("the listing of the folder in use");
   }
+  {
+    FolderListings::Use use(&kept, {tmp.path()});
+    EXPECT_TRUE(listed_absent(dir / "absent"));  // the kept listing has no such entry
+    EXPECT_FALSE(listed_absent(dir / "file.txt"));
+    EXPECT_FALSE(listed_absent(dir / "folder" / "absent"));  // its folder's listing is not kept
+    EXPECT_FALSE(listed_absent(dir / "absent" / ""));
+  }
   // A listing that differs from the disk is what they read.
   FolderListings other;
   other.add("/d", {{"ghost.bin", DT_REG, 42}, {"ghost", DT_DIR}, {"file.txt", DT_REG, -1}});
@@ -190,8 +201,14 @@ TEST(FolderListing, ListedQueriesReadTheKeptListingElseTheDisk) {
   EXPECT_EQ(listed_file_size(dir / "ghost"), std::nullopt);
   EXPECT_FALSE(listed_exists(dir / "folder"));  // on disk, not in the listing
   EXPECT_EQ(listed_file_size(dir / "file.txt"), 5u);  // listed without its size: a stat
-  // Not a plain name in a kept folder: the disk answers.
-  EXPECT_TRUE(listed_is_directory(dir / "folder" / ""));
+  EXPECT_TRUE(listed_absent(dir / "folder"));
+  EXPECT_FALSE(listed_absent(dir / "ghost.bin"));
+  // A separator at the end: the listed type of the name before it.
+  EXPECT_TRUE(listed_is_directory(dir / "ghost" / ""));
+  EXPECT_TRUE(listed_exists(dir / "ghost" / ""));
+  EXPECT_FALSE(listed_exists(dir / "ghost.bin" / ""));
+  EXPECT_FALSE(listed_is_directory(dir / "folder" / ""));
+  // Not a name in a kept folder: the disk answers.
   EXPECT_TRUE(listed_exists(dir / "."));
   EXPECT_TRUE(listed_is_directory(dir));
   EXPECT_FALSE(listed_exists(dir / "folder" / "ghost.bin"));

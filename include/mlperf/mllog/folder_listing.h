@@ -107,13 +107,21 @@ inline bool list_folder_with_sizes(const std::filesystem::path& folder, std::vec
 /// What std::filesystem answers of `path` with symbolic links followed (exists, is_directory,
 /// is_regular_file; file_size of a regular file, nullopt for anything else or an error),
 /// read from the listing of the folder holding it where the FolderListings in use on this
-/// thread keep that listing: a stat only for a link or an entry of unknown type. Elsewhere
-/// (no listing kept, a path ending in a separator, "." or "..") the path itself is stat-ed.
+/// thread keep that listing: a stat only for a link or an entry of unknown type. A path
+/// ending in separators is a folder there when the name before them is listed as one (links
+/// followed), as the kernel reads it. Elsewhere (no listing kept, "." or "..") the path
+/// itself is stat-ed.
 /// Errors read as false. Never throws except std::bad_alloc.
 bool listed_exists(const std::filesystem::path& path);
 bool listed_is_directory(const std::filesystem::path& path);
 bool listed_is_regular_file(const std::filesystem::path& path);
 std::optional<std::uintmax_t> listed_file_size(const std::filesystem::path& path);
+
+/// Whether the FolderListings in use on this thread keep the listing of the folder holding
+/// `path` and it has no entry of that name: the file is known to be absent without a system
+/// call (an optional file, opened where present, costs a failed open otherwise). False where
+/// no such listing is kept. Never throws.
+bool listed_absent(const std::filesystem::path& path) noexcept;
 
 /// The names of the folders in `folder` (links to folders counted, as os.path.isdir does),
 /// sorted; those listed before an error when it cannot be read whole. Never throws except
