@@ -157,12 +157,12 @@ Listed look_up(std::string_view text) {
   if (use_in_effect == nullptr) return l;
   const std::size_t slash = text.rfind('/');
   if (slash == std::string::npos || slash == 0) return l;
-  const std::string_view name = std::string_view(text).substr(slash + 1);
+  const std::string_view name = text.substr(slash + 1);
   if (name.empty() || name == "." || name == "..") return l;
-  const std::vector<FolderEntry>* entries = use_in_effect->find_text(std::string_view(text).substr(0, slash));
+  const std::vector<FolderEntry>* entries = use_in_effect->find_text(text.substr(0, slash));
   if (entries == nullptr) return l;
   l.held = true;
-  l.folder = std::string_view(text).substr(0, slash);
+  l.folder = text.substr(0, slash);
   for (const auto& e : *entries) {
     if (e.name == name) {
       l.entry = &e;
@@ -171,10 +171,6 @@ Listed look_up(std::string_view text) {
   }
   return l;
 }
-
-}  // namespace
-
-namespace {
 
 // A path ending in separators names a folder (or a link to one) only: the listed type of the
 // path without them, where its folder's listing is kept (`held` false otherwise).

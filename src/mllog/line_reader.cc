@@ -1,5 +1,4 @@
 #include "mlperf/mllog/line_reader.h"
-
 #include "mlperf/mllog/folder_cache.h"
 #include "mlperf/mllog/folder_listing.h"
 #include "mlperf/mllog/thread_cache.h"

@@ -36,8 +36,8 @@ ByteSource file_source(const std::filesystem::path& path, FolderCache* folders =
 /// As file_source, for a file that may be absent: nullopt when `path` does not exist (ENOENT,
 /// ENOTDIR) or is not a regular file once opened (symbolic links followed), where asking
 /// first would cost a path look-up of its own; nullopt without a system call where the
-/// listing of its folder kept on this thread (FolderListings::Use) has no such entry. Throws std::runtime_error naming the file for
-/// other failures to open (permission denied).
+/// listing of its folder kept on this thread (FolderListings::Use) has no such entry. Throws
+/// std::runtime_error naming the file for other failures to open (permission denied).
 std::optional<ByteSource> regular_file_source(const std::filesystem::path& path);
 
 /// One line: its bytes without the line terminator ("\n" or "\r\n") and its 1-based number.
