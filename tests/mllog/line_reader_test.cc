@@ -2,7 +2,9 @@
 // line may lack a newline; memory bounded by block size and the longest line kept).
 
 #include "mlperf/mllog/line_reader.h"
+#include "mlperf/mllog/folder_listing.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -241,6 +243,30 @@ TEST(LineReader, RegularFileSourceIsNulloptForWhatIsNoRegularFile) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   EXPECT_FALSE(regular_file_source(fifo).has_value());  // and it did not block on the FIFO
   std::filesystem::remove(fifo);
+}
+
+// Where the listing of the file's folder is kept (FolderListings::Use), a name it does not
+// hold is absent without an open; a name it holds is opened from the disk.
+TEST(LineReader, RegularFileSourceTakesAKeptListingsWordForAnAbsentFile) {
+  testing::TempDir tmp;
+  const std::filesystem::path folder = tmp.path() / "run";
+  std::filesystem::create_directories(folder);
+  testing::write_file(folder / "listed.txt", "a\n");
+  testing::write_file(folder / "unlisted.txt", "b\n");
+  FolderListings kept;
+  kept.add("/run", {{"listed.txt", DT_REG, 2}});
+  ASSERT_TRUE(regular_file_source(folder / "unlisted.txt").has_value());  // no listing in use: the disk
+  FolderListings::Use use(&kept, {tmp.path()});
+  auto listed = regular_file_source(folder / "listed.txt");
+  ASSERT_TRUE(listed.has_value());
+  LineReader reader(std::move(*listed));
+  EXPECT_EQ(read_all(reader), (std::vector<Got>{{"a", 1, false}}));
+  EXPECT_FALSE(regular_file_source(folder / "unlisted.txt").has_value());  // the listing says absent
+  EXPECT_FALSE(regular_file_source(folder / "missing.txt").has_value());
+  // A folder whose listing is not kept: the disk answers.
+  std::filesystem::create_directories(folder / "below");
+  testing::write_file(folder / "below" / "c.txt", "c\n");
+  EXPECT_TRUE(regular_file_source(folder / "below" / "c.txt").has_value());
 }
 
 TEST(LineReader, RegularFileSourceThrowsNamingAFileItMayNotRead) {
