@@ -88,8 +88,6 @@ std::uint64_t line_equal(const std::vector<std::string>& lines, const std::strin
   return 0;
 }
 
-bool path_exists(const fs::path& p) { return listed_exists(p); }
-
 class TestJudge {
  public:
   TestJudge(ComplianceTestResult& out) : out_(out) {}
@@ -103,14 +101,14 @@ class TestJudge {
 
   // The test's folder exists.
   bool folder(const fs::path& compliance) {
-    const bool ok = path_exists(out_.dir);
+    const bool ok = listed_exists(out_.dir);
     add("test_folder", ok, out_.dir, "exists", 0, fmt::format("{} is missing in {}", out_.test, compliance.string()));
     return ok;
   }
 
   // A file the checker requires exists.
   void required_file(const std::string& name, const fs::path& file) {
-    add(name, path_exists(file), file.filename().string(), "exists", 0, fmt::format("{} is missing", file.string()), file);
+    add(name, listed_exists(file), file.filename().string(), "exists", 0, fmt::format("{} is missing", file.string()), file);
   }
 
   // verify_performance.txt holds "TEST PASS" in a line (check_compliance_perf_dir).
@@ -333,7 +331,7 @@ std::vector<ComplianceTestResult> judge_compliance_tests(const fs::path& scenari
     r.dir = (compliance / test).string();
     r.valid = true;
     TestJudge j(r);
-    if (old && !path_exists(compliance)) {
+    if (old && !listed_exists(compliance)) {
       j.add("compliance_folder", false, compliance.string(), "exists", 0,
             fmt::format("no compliance folder for {}: {}", scenario_dir.string(), compliance.string()));
       out.push_back(std::move(r));
