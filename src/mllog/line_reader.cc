@@ -1,4 +1,5 @@
 #include "mlperf/mllog/line_reader.h"
+#include "mlperf/mllog/cpu_features.h"
 #include "mlperf/mllog/folder_cache.h"
 #include "mlperf/mllog/folder_listing.h"
 #include "mlperf/mllog/thread_cache.h"
@@ -173,8 +174,7 @@ inline bool bytes_equal(const char* a, const char* b, std::size_t n) {
   return std::memcmp(a, b, n) == 0;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#define MLPERF_HAVE_AVX2_PATH 1
+#if defined(MLPERF_HAVE_AVX2_PATH)
 // The AVX2 form of the search below (32 bytes a step), for CPUs that have it (checked at
 // run time). Returns the needle or nullptr, having searched [p, *stop) where *stop is where
 // the blocks ended (the caller searches the rest).
@@ -210,11 +210,6 @@ __attribute__((target("avx2,popcnt,bmi"))) const char* find_counting_newlines_av
   return nullptr;
 }
 
-bool cpu_has_avx2() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") &&
-                          __builtin_cpu_supports("bmi");
-  return has;
-}
 #endif
 
 // First occurrence of `needle` in [p, end), or nullptr; adds the number of '\n' bytes before

@@ -1,6 +1,8 @@
 #include "mlperf/mllog/mllog.h"
+#include "mlperf/mllog/cpu_features.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <charconv>
@@ -16,6 +18,9 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if defined(MLPERF_HAVE_AVX2_PATH)
+#include <immintrin.h>
 #endif
 
 namespace mlperf {
@@ -749,6 +754,90 @@ ScanKind scan_mllog_line(std::string_view line, EventView& view, std::size_t tok
 
 namespace {
 
+// One line's payload as a pattern for the next lines of its shape.
+//
+// Why a template match is a shape match with the same number places: the template T was
+// matched by its shape, T = L0 M1 L1 ... Mk Lk. A payload P of T's length that equals T
+// outside the digits of M1...Mk and holds ASCII digits there is L0 N1 L1 ... Nk Lk with each
+// Ni at Mi's place, of Mi's layout (the same sign, '.', exponent mark and sign, and digit
+// counts). Each Ni is a number of number_end's grammar: the digits are free but for the first
+// of an integer part of two or more digits, which must not be '0' (`leads`); the limits on
+// digit counts hold as for Mi. And maximal munch ends Ni where it ended Mi: the byte after
+// is the literal byte after Mi, which is no number byte. So P matches the shape, its numbers
+// where T's are, and the members EventView reads lie at T's offsets.
+#if defined(MLPERF_HAVE_AVX2_PATH)
+// LineTemplate::matches' block loop in AVX2 (32 bytes a step, the last block overlapping):
+// whether every byte x of p[0, n) has (x - base) as an unsigned byte at most `spread`. n >= 32.
+__attribute__((target("avx2,popcnt,bmi"))) bool template_bytes_fit_avx2(const char* p, const char* base,
+                                                                        const char* spread, std::size_t n) {
+  __m256i past = _mm256_setzero_si256();
+  auto add_block = [&](std::size_t at) __attribute__((target("avx2,popcnt,bmi"))) {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + at));
+    const __m256i from = _mm256_sub_epi8(x, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + at)));
+    past = _mm256_or_si256(past, _mm256_subs_epu8(from, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(spread + at))));
+  };
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32) add_block(i);
+  if (i < n) add_block(n - 32);
+  return _mm256_testz_si256(past, past) != 0;
+}
+#endif
+
+struct LineTemplate {
+  // The payload with each digit of a number taken as '0' (empty: no template), and 9 where
+  // that is so, 0 elsewhere: a byte x fits where (x - base) as an unsigned byte is at most
+  // `spread` (equal to a literal byte, or any digit).
+  std::string base;
+  std::string spread;
+  std::vector<std::uint32_t> leads;  // offsets of first digits of integer parts of 2+ digits
+  // Where the members are (offsets from the payload's start, begin and end); kAbsent where
+  // the shape has no such member (EventView's empty view, no data).
+  static constexpr std::uint32_t kAbsent = 0xFFFFFFFF;
+  // Longer lines are matched by their shape only: a template costs twice its line (MLLOG
+  // payloads of the v5.1 round are at most 512 bytes), a shape's four at most 8 KiB.
+  static constexpr std::size_t kMaxBytes = 1024;
+  std::uint32_t time[2] = {0, 0}, key[2] = {0, 0}, type[2] = {0, 0}, name_space[2] = {0, 0}, value[2] = {0, 0},
+                metadata[2] = {0, 0};
+  bool time_integer = false;
+
+  // Whether the payload at p (base.size() bytes) fits this template.
+  bool matches(const char* p) const {
+    const std::size_t n = base.size();
+    const char* b = base.data();
+    const char* d = spread.data();
+    std::size_t i = 0;
+#if defined(MLPERF_HAVE_AVX2_PATH)
+    if (n >= 32 && cpu_has_avx2()) {
+      if (!template_bytes_fit_avx2(p, b, d, n)) return false;
+      i = n;
+    }
+#endif
+#if defined(__SSE2__)
+    if (i < n && n >= 16) {
+      // The bytes past their spread, OR-ed over the blocks (the last one overlaps): all zero
+      // when every byte fits.
+      __m128i past = _mm_setzero_si128();
+      auto add_block = [&](std::size_t at) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + at));
+        const __m128i from = _mm_sub_epi8(x, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + at)));
+        past = _mm_or_si128(past, _mm_subs_epu8(from, _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + at))));
+      };
+      for (; i + 16 <= n; i += 16) add_block(i);
+      if (i < n) add_block(n - 16);
+      if (_mm_movemask_epi8(_mm_cmpeq_epi8(past, _mm_setzero_si128())) != 0xFFFF) return false;
+      i = n;
+    }
+#endif
+    for (; i < n; ++i) {
+      if (static_cast<unsigned char>(p[i] - b[i]) > static_cast<unsigned char>(d[i])) return false;
+    }
+    for (std::uint32_t at : leads) {
+      if (p[at] == '0') return false;
+    }
+    return true;
+  }
+};
+
 // A payload with its numbers taken out, and where the members EventView reads are.
 struct Shape {
   // A place in a payload: `offset` bytes after the end of its `numbers_before`-th number
@@ -768,6 +857,15 @@ struct Shape {
   bool type_is_string = false, name_space_is_string = false, has_value = false, metadata_is_object = false;
   Index next = kNone;      // the shape of the line that followed last time
   std::uint64_t id = 0;    // EventView::shape: never reused in the process
+
+  // Lines this shape matched, laid out whole: a line of the same length whose bytes equal a
+  // template's but where the template has a digit of a number, and there hold digits, has
+  // numbers of the same layout (see LineTemplate::matches), so the same members at the same
+  // places. One number of another length and the template misses; a shape keeps a few
+  // layouts (a float's repr varies in length).
+  static constexpr std::size_t kTemplates = 4;
+  std::array<LineTemplate, kTemplates> templates;
+  std::uint8_t next_template = 0;  // the slot the next template replaces
 };
 
 }  // namespace
@@ -818,7 +916,10 @@ struct MllogScanner::State {
 
   const char* place(const Shape::Mark& m) const { return number_ends[m.numbers_before] + m.offset; }
 
-  bool match(const Shape& shape, const char* begin, const char* end, EventView& view);
+  bool match(Shape& shape, const char* begin, const char* end, EventView& view);
+  // Makes the line [begin, end), just matched by `shape` in full (number_ends holds its
+  // numbers' ends), a template of the shape.
+  void keep_template(Shape& shape, const char* begin, const char* end, bool time_integer, const EventView& view);
 
   // Bookkeeping after shape `index` matched (or was made for) a line.
   void matched(Index index) {
@@ -851,7 +952,22 @@ std::string_view logged_key(const char* begin, const char* end) {
 
 }  // namespace
 
-bool MllogScanner::State::match(const Shape& shape, const char* begin, const char* end, EventView& view) {
+bool MllogScanner::State::match(Shape& shape, const char* begin, const char* end, EventView& view) {
+  const auto size = static_cast<std::size_t>(end - begin);
+  for (const LineTemplate& t : shape.templates) {
+    if (t.base.size() != size || !t.matches(begin)) continue;
+    auto span = [begin](const std::uint32_t (&at)[2]) {
+      return at[0] == LineTemplate::kAbsent ? std::string_view() : std::string_view(begin + at[0], at[1] - at[0]);
+    };
+    view.time_ms.set_text(span(t.time), t.time_integer);
+    view.key = span(t.key);
+    view.event_type = span(t.type);
+    view.name_space = span(t.name_space);
+    view.value = span(t.value);
+    view.metadata = span(t.metadata);
+    view.shape = shape.id;
+    return true;
+  }
   const char* q = begin;
   number_ends[0] = begin;
   const char* literal = shape.literal.data();
@@ -893,7 +1009,51 @@ bool MllogScanner::State::match(const Shape& shape, const char* begin, const cha
   view.value = shape.has_value ? span(shape.value) : std::string_view();
   view.metadata = shape.metadata_is_object ? span(shape.metadata) : std::string_view();
   view.shape = shape.id;
+  keep_template(shape, begin, end, time_integer, view);
   return true;
+}
+
+void MllogScanner::State::keep_template(Shape& shape, const char* begin, const char* end, bool time_integer,
+                                        const EventView& view) {
+  if (end - begin > static_cast<std::ptrdiff_t>(LineTemplate::kMaxBytes)) return;
+  LineTemplate& t = shape.templates[shape.next_template];
+  shape.next_template = static_cast<std::uint8_t>((shape.next_template + 1) % Shape::kTemplates);
+  t.base.assign(begin, end);
+  t.spread.assign(t.base.size(), '\0');
+  t.leads.clear();
+  const std::size_t count = shape.cuts.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    // Number i starts after the literal bytes that precede it.
+    const char* number = number_ends[i] + (shape.cuts[i] - (i == 0 ? 0 : shape.cuts[i - 1]));
+    const char* number_end = number_ends[i + 1];
+    const char* integer = number + (*number == '-' ? 1 : 0);
+    const char* p = integer;
+    while (p < number_end && is_digit(*p)) ++p;
+    if (p - integer > 1) t.leads.push_back(static_cast<std::uint32_t>(integer - begin));
+    for (const char* c = number; c < number_end; ++c) {
+      if (is_digit(*c)) {
+        t.base[static_cast<std::size_t>(c - begin)] = '0';
+        t.spread[static_cast<std::size_t>(c - begin)] = 9;
+      }
+    }
+  }
+  auto offsets = [begin](std::string_view member, std::uint32_t (&at)[2]) {
+    if (member.data() == nullptr) {
+      at[0] = at[1] = LineTemplate::kAbsent;
+      return;
+    }
+    at[0] = static_cast<std::uint32_t>(member.data() - begin);
+    at[1] = static_cast<std::uint32_t>(member.data() + member.size() - begin);
+  };
+  offsets(view.key, t.key);
+  offsets(view.event_type, t.type);
+  offsets(view.name_space, t.name_space);
+  offsets(view.value, t.value);
+  offsets(view.metadata, t.metadata);
+  const char* time_begin = place(shape.time[0]);
+  t.time[0] = static_cast<std::uint32_t>(time_begin - begin);
+  t.time[1] = static_cast<std::uint32_t>(place(shape.time[1]) - begin);
+  t.time_integer = time_integer;
 }
 
 MllogScanner::MllogScanner() : state_(std::make_unique<State>()) {}

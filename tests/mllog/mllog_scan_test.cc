@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -242,6 +243,94 @@ TEST(MllogScanner, ABadNumberInAKnownShapeIsNotAccepted) {
                                  "12345678901234567.125", "0.000000000000000001"}) {
     expect_event(with_step(good), teach);
   }
+}
+
+// After two lines of a shape, a line of the same length is first tried against the layout
+// of the last ones (their numbers' digits free, every other byte fixed): whatever it
+// accepts is the event the full parser reads, numbers of another layout of the same length
+// and bad numbers that fit the digit places ("01" where "12" was) are left to the shape
+// match, and members the shape lacks stay absent views (no data) as the full match gives them.
+TEST(MllogScanner, LinesOfAKnownNumberLayoutAreReadRightAndBadOnesAreNot) {
+  auto line_of = [](const std::string& time, const std::string& step, const std::string& loss) {
+    return ":::MLLOG {\"time_ms\": " + time + ", \"key\": \"tracked_stats\", \"value\": {\"loss\": " + loss +
+           "}, \"metadata\": {\"step\": " + step + "}}";
+  };
+  const std::vector<std::string> teach = {line_of("1728681266309", "12", "0.25"), line_of("1728681266310", "34", "0.75")};
+  // The layout taught: 13 digits, 2 digits, 0.dd.
+  for (const auto& [time, step, loss] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"9999999999999", "99", "9.99"}, {"1000000000000", "10", "0.00"}, {"1728681266311", "56", "3.14"}}) {
+    expect_event(line_of(time, step, loss), teach);
+  }
+  // The same length in another layout: still read right, through the shape.
+  for (const auto& [time, step, loss] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"1728681266.311", "56", "3.14"}, {"1728681266311", "-5", "3.14"}, {"1728681266311", "56", "31.4"},
+           {"1728681266311", "56", "-314"}, {"1728681266311", "56", "3e14"}, {"-728681266311", "56", "3.14"}}) {
+    expect_event(line_of(time, step, loss), teach);
+  }
+  // Digits where the layout has them, but no JSON number: a leading zero of an integer part
+  // of two or more digits, at every place.
+  for (const auto& [time, step, loss] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"0728681266311", "56", "3.14"}, {"1728681266311", "05", "3.14"}, {"0000000000000", "00", "0.00"}}) {
+    expect_unsure(line_of(time, step, loss), teach);
+  }
+  // Other bytes where the digits were, and changed literal bytes.
+  for (const auto& [time, step, loss] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"17286812663 1", "56", "3.14"}, {"1728681266311", "5x", "3.14"}, {"1728681266311", "56", "3..4"},
+           {"1728681266311", "56", "3.1:"}, {"1728681266311", "5\"", "3.14"}}) {
+    expect_unsure(line_of(time, step, loss), teach);
+  }
+  // Absent members come back as views without data, through the layout as through the shape.
+  const std::string bare = R"(:::MLLOG {"time_ms": 1728681266309, "key": "k", "event_type": 7})";
+  const std::string bare_next = R"(:::MLLOG {"time_ms": 1728681266310, "key": "k", "event_type": 8})";
+  const std::string bare_layout = R"(:::MLLOG {"time_ms": 1728681266399, "key": "k", "event_type": 9})";
+  MllogScanner scanner;
+  EventView v;
+  for (const std::string& line : {bare, bare_next, bare_layout}) {
+    ASSERT_EQ(scanner.scan(line, v), ScanKind::kEvent) << line;
+    EXPECT_TRUE(same_event(line, v)) << line;
+    EXPECT_EQ(v.value.data(), nullptr) << line;
+    EXPECT_EQ(v.metadata.data(), nullptr) << line;
+    EXPECT_EQ(v.event_type.data(), nullptr) << line;
+    EXPECT_EQ(v.name_space.data(), nullptr) << line;
+  }
+  EXPECT_EQ(v.time_ms, 1728681266399.0);
+  EXPECT_EQ(scanner.shape_matches(), 2u);
+}
+
+// Random numbers of a few layouts, good and bad, in lines of one shape: the scanner accepts
+// exactly what the full parser accepts, with its event, whichever way it reads a line.
+TEST(MllogScanner, RandomNumbersInOneShapeAreReadAsTheFullParserReadsThem) {
+  std::mt19937 rng(11);
+  const std::string digits = "0123456789";
+  auto number = [&] {
+    static const std::vector<std::string> layouts = {"d", "dd", "ddd", "d.d", "d.dd", "dd.d", "-d", "-dd", "de-d", "d.de+dd", "0.dd"};
+    std::string out;
+    for (char c : layouts[rng() % layouts.size()]) out += c == 'd' ? digits[rng() % 10] : c;
+    return out;
+  };
+  MllogScanner scanner;
+  EventView v;
+  int accepted = 0, refused = 0;
+  for (int i = 0; i < 4000; ++i) {
+    const std::string line = ":::MLLOG {\"time_ms\": 17286812" + std::to_string(10000 + i % 90000) +
+                             ", \"key\": \"eval_accuracy\", \"value\": " + number() + ", \"metadata\": {\"epoch_num\": " + number() +
+                             ", \"samples_count\": " + number() + "}}";
+    Event e;
+    std::string error;
+    const LineKind full = parse_mllog_line(line, e, error);
+    const ScanKind fast = scanner.scan(line, v);
+    if (full == LineKind::kEvent) {
+      ASSERT_EQ(fast, ScanKind::kEvent) << line;
+      ASSERT_TRUE(same_event(line, v)) << line;
+      ++accepted;
+    } else {
+      ASSERT_NE(fast, ScanKind::kEvent) << line;
+      ++refused;
+    }
+  }
+  EXPECT_GT(accepted, 1000);
+  EXPECT_GT(refused, 300);  // leading zeros: "0d", "0dd", "-0d" ...
+  EXPECT_GT(scanner.shape_matches(), 500u);
 }
 
 TEST(MllogScanner, AKnownShapeWithOtherTextIsNotMatched) {
