@@ -285,15 +285,16 @@ TEST(MllogScanner, LinesOfAKnownNumberLayoutAreReadRightAndBadOnesAreNot) {
   const std::string bare_layout = R"(:::MLLOG {"time_ms": 1728681266399, "key": "k", "event_type": 9})";
   MllogScanner scanner;
   EventView v;
-  for (const std::string& line : {bare, bare_next, bare_layout}) {
-    ASSERT_EQ(scanner.scan(line, v), ScanKind::kEvent) << line;
-    EXPECT_TRUE(same_event(line, v)) << line;
-    EXPECT_EQ(v.value.data(), nullptr) << line;
-    EXPECT_EQ(v.metadata.data(), nullptr) << line;
-    EXPECT_EQ(v.event_type.data(), nullptr) << line;
-    EXPECT_EQ(v.name_space.data(), nullptr) << line;
+  // The views point into the lines: each is read while its line lives.
+  for (const std::string* line : {&bare, &bare_next, &bare_layout}) {
+    ASSERT_EQ(scanner.scan(*line, v), ScanKind::kEvent) << *line;
+    EXPECT_TRUE(same_event(*line, v)) << *line;
+    EXPECT_EQ(v.value.data(), nullptr) << *line;
+    EXPECT_EQ(v.metadata.data(), nullptr) << *line;
+    EXPECT_EQ(v.event_type.data(), nullptr) << *line;
+    EXPECT_EQ(v.name_space.data(), nullptr) << *line;
   }
-  EXPECT_EQ(v.time_ms, 1728681266399.0);
+  EXPECT_EQ(v.time_ms, 1728681266399.0);  // bare_layout's, read through the layout
   EXPECT_EQ(scanner.shape_matches(), 2u);
 }
 
