@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -789,6 +790,9 @@ struct LineTemplate {
   // `spread` (equal to a literal byte, or any digit).
   std::string base;
   std::string spread;
+  // base.size() once kept; an unused slot's never equals a payload's size (an empty payload
+  // must not fit an empty slot).
+  std::size_t size = SIZE_MAX;
   std::vector<std::uint32_t> leads;  // offsets of first digits of integer parts of 2+ digits
   // Where the members are (offsets from the payload's start, begin and end); kAbsent where
   // the shape has no such member (EventView's empty view, no data).
@@ -955,7 +959,7 @@ std::string_view logged_key(const char* begin, const char* end) {
 bool MllogScanner::State::match(Shape& shape, const char* begin, const char* end, EventView& view) {
   const auto size = static_cast<std::size_t>(end - begin);
   for (const LineTemplate& t : shape.templates) {
-    if (t.base.size() != size || !t.matches(begin)) continue;
+    if (t.size != size || !t.matches(begin)) continue;
     auto span = [begin](const std::uint32_t (&at)[2]) {
       return at[0] == LineTemplate::kAbsent ? std::string_view() : std::string_view(begin + at[0], at[1] - at[0]);
     };
@@ -1019,6 +1023,7 @@ void MllogScanner::State::keep_template(Shape& shape, const char* begin, const c
   LineTemplate& t = shape.templates[shape.next_template];
   shape.next_template = static_cast<std::uint8_t>((shape.next_template + 1) % Shape::kTemplates);
   t.base.assign(begin, end);
+  t.size = t.base.size();
   t.spread.assign(t.base.size(), '\0');
   t.leads.clear();
   const std::size_t count = shape.cuts.size();

@@ -279,6 +279,10 @@ TEST(MllogScanner, LinesOfAKnownNumberLayoutAreReadRightAndBadOnesAreNot) {
            {"1728681266311", "56", "3.1:"}, {"1728681266311", "5\"", "3.14"}}) {
     expect_unsure(line_of(time, step, loss), teach);
   }
+  // A line that ends at the token after lines of a shape (the shape is the one expected
+  // next): an unused layout slot holds no bytes and must not stand for an empty payload.
+  expect_unsure(":::MLLOG ", teach);
+  expect_unsure("0: :::MLLOG ", teach);
   // Absent members come back as views without data, through the layout as through the shape.
   const std::string bare = R"(:::MLLOG {"time_ms": 1728681266309, "key": "k", "event_type": 7})";
   const std::string bare_next = R"(:::MLLOG {"time_ms": 1728681266310, "key": "k", "event_type": 8})";
