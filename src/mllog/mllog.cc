@@ -785,9 +785,9 @@ __attribute__((target("avx2,popcnt,bmi"))) bool template_bytes_fit_avx2(const ch
 #endif
 
 struct LineTemplate {
-  // The payload with each digit of a number taken as '0' (empty: no template), and 9 where
-  // that is so, 0 elsewhere: a byte x fits where (x - base) as an unsigned byte is at most
-  // `spread` (equal to a literal byte, or any digit).
+  // The payload with each digit of a number taken as '0', and 9 where that is so, 0
+  // elsewhere: a byte x fits where (x - base) as an unsigned byte is at most `spread` (equal
+  // to a literal byte, or any digit).
   std::string base;
   std::string spread;
   // base.size() once kept; an unused slot's never equals a payload's size (an empty payload
@@ -804,9 +804,9 @@ struct LineTemplate {
                 metadata[2] = {0, 0};
   bool time_integer = false;
 
-  // Whether the payload at p (base.size() bytes) fits this template.
+  // Whether the payload at p (`size` bytes) fits this template.
   bool matches(const char* p) const {
-    const std::size_t n = base.size();
+    const std::size_t n = size;
     const char* b = base.data();
     const char* d = spread.data();
     std::size_t i = 0;
@@ -1055,8 +1055,7 @@ void MllogScanner::State::keep_template(Shape& shape, const char* begin, const c
   offsets(view.name_space, t.name_space);
   offsets(view.value, t.value);
   offsets(view.metadata, t.metadata);
-  const char* time_begin = place(shape.time[0]);
-  t.time[0] = static_cast<std::uint32_t>(time_begin - begin);
+  t.time[0] = static_cast<std::uint32_t>(place(shape.time[0]) - begin);
   t.time[1] = static_cast<std::uint32_t>(place(shape.time[1]) - begin);
   t.time_integer = time_integer;
 }
