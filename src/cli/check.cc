@@ -82,7 +82,7 @@ int run_check(const CheckArgs& args) {
                           : args.format == "github" ? CheckReportWriter::Format::kGithub
                                                     : CheckReportWriter::Format::kTable);
     }
-    score_directories_in_batches(
+    keep_until_exit(score_directories_in_batches(
         std::ref(source), *data, options,
         [&](std::vector<DirectoryResult>& batch) {
           print_input_errors(batch);
@@ -100,11 +100,12 @@ int run_check(const CheckArgs& args) {
             for (auto& r : reports) all.push_back(std::move(r));
           }
         },
-        kBatchFiles, MissingRules::kThrow);
+        kBatchFiles, MissingRules::kThrow));
     if (writer) {
       writer->finish();
     } else {
       out << html::check_report(all);
+      keep_until_exit(std::move(all));
     }
   });
   if (!written) return kExitInputError;

@@ -48,7 +48,7 @@ int run_compare(const CompareArgs& args) {
     if (seen.insert(identity(d.path)).second) dirs.push_back(std::move(d));
   }
 
-  std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
+  std::vector<DirectoryResult> results = score_directories(std::move(dirs), *data, options);
   print_input_errors(results);
   status = exit_status(results, status);
   Comparison comparison = compare_results(results, baseline_count);
@@ -59,6 +59,8 @@ int run_compare(const CompareArgs& args) {
       write_comparison(out, comparison, *parse_report_format(args.format));
     }
   });
+  keep_until_exit(std::move(results));
+  keep_until_exit(std::move(comparison));
   return written ? status : kExitInputError;
 }
 

@@ -64,11 +64,12 @@ int run_score(const ScoreArgs& args) {
     }
     // Directory by directory in input order, a batch at a time.
     ReportWriter writer(out, *parse_report_format(args.format), options.rcp_pass);
-    score_directories_in_batches(std::ref(source), *data, options, [&](std::vector<DirectoryResult>& batch) {
-      print_input_errors(batch);
-      status = exit_status(batch, status);
-      writer.add(batch);
-    });
+    keep_until_exit(
+        score_directories_in_batches(std::ref(source), *data, options, [&](std::vector<DirectoryResult>& batch) {
+          print_input_errors(batch);
+          status = exit_status(batch, status);
+          writer.add(batch);
+        }));
     writer.finish();
   });
   return written ? status : kExitInputError;

@@ -28,7 +28,7 @@ int run_summarize(const SummarizeArgs& args) {
 
   int status = kExitPassed;
   std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(args.paths, status, args.glob);
-  std::vector<DirectoryResult> results = score_directories(dirs, *data, options);
+  std::vector<DirectoryResult> results = score_directories(std::move(dirs), *data, options);
   print_input_errors(results);
   status = exit_status(results, status);
   Summary summary = summarize(results, data->facts());
@@ -40,6 +40,8 @@ int run_summarize(const SummarizeArgs& args) {
       write_summary(out, summary, results, *parse_report_format(args.format), options.rcp_pass);
     }
   });
+  keep_until_exit(std::move(results));
+  keep_until_exit(std::move(summary));
   return written ? status : kExitInputError;
 }
 

@@ -34,16 +34,17 @@ std::vector<DirectoryResult> score_directories(std::vector<BenchmarkDir> dirs, c
   return results;
 }
 
-void score_directories_in_batches(const BenchmarkDirFeed& feed, const DataContext& data,
-                                  const ScoreOptions& given_options,
-                                  const std::function<void(std::vector<DirectoryResult>&)>& consume,
-                                  std::size_t batch_files, MissingRules missing_rules) {
+std::vector<DirectoryResult> score_directories_in_batches(const BenchmarkDirFeed& feed, const DataContext& data,
+                                                          const ScoreOptions& given_options,
+                                                          const std::function<void(std::vector<DirectoryResult>&)>& consume,
+                                                          std::size_t batch_files, MissingRules missing_rules) {
   ScoreOptions options = given_options;
   std::optional<compliance::RuleLibrary> rules;  // loaded for `loaded`
   ComplianceNeeds loaded;
   bool rules_failed = false;
   std::vector<BenchmarkDir> batch;
   std::size_t files = 0;
+  std::vector<DirectoryResult> last;  // the last batch's results, handed back
   auto flush = [&] {
     if (batch.empty()) return;
     if (!given_options.compliance_rules && !rules_failed) {
@@ -65,10 +66,11 @@ void score_directories_in_batches(const BenchmarkDirFeed& feed, const DataContex
       }
       options.compliance_rules = rules ? &*rules : nullptr;
     }
-    std::vector<DirectoryResult> results = score_directories(std::move(batch), data, options);
+    std::vector<DirectoryResult>().swap(last);  // the batch before goes before this one is scored
+    last = score_directories(std::move(batch), data, options);
     batch.clear();
     files = 0;
-    consume(results);
+    consume(last);
   };
   std::vector<BenchmarkDir> found;
   while (feed(found)) {
@@ -81,13 +83,15 @@ void score_directories_in_batches(const BenchmarkDirFeed& feed, const DataContex
     found.clear();
   }
   flush();
+  return last;
 }
 
-void score_directories_in_batches(std::vector<BenchmarkDir> dirs, const DataContext& data, const ScoreOptions& options,
-                                  const std::function<void(std::vector<DirectoryResult>&)>& consume,
-                                  std::size_t batch_files) {
+std::vector<DirectoryResult> score_directories_in_batches(std::vector<BenchmarkDir> dirs, const DataContext& data,
+                                                          const ScoreOptions& options,
+                                                          const std::function<void(std::vector<DirectoryResult>&)>& consume,
+                                                          std::size_t batch_files) {
   bool given = false;
-  score_directories_in_batches(
+  return score_directories_in_batches(
       [&](std::vector<BenchmarkDir>& out) {
         if (given) return false;
         given = true;

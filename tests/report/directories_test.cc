@@ -85,6 +85,11 @@ TEST_F(Directories, EachKindCheckedByItsOwnChecker) {
 
 TEST_F(Directories, NoDirectoriesNoResults) {
   EXPECT_TRUE(score_directories({}, data, ScoreOptions{}).empty());
+  std::size_t batches = 0;
+  EXPECT_TRUE(score_directories_in_batches(std::vector<BenchmarkDir>{}, data, ScoreOptions{},
+                                           [&](std::vector<DirectoryResult>&) { ++batches; })
+                  .empty());
+  EXPECT_EQ(batches, 0u);
 }
 
 // Scored a batch at a time (issue #25): whatever the batch size, the batches come in the order
@@ -96,13 +101,18 @@ TEST_F(Directories, BatchesInTheOrderGivenEqualScoringAllAtOnce) {
   for (std::size_t batch_files : {std::size_t{1}, std::size_t{3}, std::size_t{8}, kBatchFiles}) {
     std::vector<DirectoryResult> got;
     std::size_t batches = 0;
-    score_directories_in_batches(dirs, data, ScoreOptions{}, [&](std::vector<DirectoryResult>& batch) {
-      ++batches;
-      std::size_t files = 0;
-      for (const auto& r : batch) files += std::max<std::size_t>(r.dir.result_files.size(), 1);
-      EXPECT_TRUE(batch.size() == 1 || files <= batch_files) << files << " files in a batch of " << batch_files;
-      for (auto& r : batch) got.push_back(std::move(r));
-    }, batch_files);
+    std::string last_batch;  // the last batch consumed, as JSON
+    const std::vector<DirectoryResult> returned =
+        score_directories_in_batches(dirs, data, ScoreOptions{}, [&](std::vector<DirectoryResult>& batch) {
+          ++batches;
+          std::size_t files = 0;
+          for (const auto& r : batch) files += std::max<std::size_t>(r.dir.result_files.size(), 1);
+          EXPECT_TRUE(batch.size() == 1 || files <= batch_files) << files << " files in a batch of " << batch_files;
+          last_batch = as_json(batch);
+          for (const auto& r : batch) got.push_back(r);
+        }, batch_files);
+    // The last batch comes back, as consumed, for the caller to let go (or leave to the exit).
+    EXPECT_EQ(as_json(returned), last_batch) << "batches of " << batch_files << " files";
     ASSERT_EQ(got.size(), dirs.size());
     for (std::size_t i = 0; i < dirs.size(); ++i) EXPECT_EQ(got[i].dir.path, dirs[i].path) << i;
     EXPECT_EQ(as_json(got), all) << "batches of " << batch_files << " files";
