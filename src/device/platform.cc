@@ -14,9 +14,13 @@ namespace mlperf {
 
 namespace {
 
+// std::toupper in the "C" locale the tool runs in (it never calls setlocale): ASCII letters
+// only, without a library call per byte (a round's names are matched against every platform).
+constexpr char ascii_upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
+
 std::string upper(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (char& c : out) c = ascii_upper(c);
   return out;
 }
 
@@ -37,15 +41,14 @@ std::size_t find_upper(std::string_view haystack, std::string_view needle, std::
   if (needle.size() <= sizeof folded) {
     // The needle upper-cased once, then a plain search (memchr and memcmp).
     for (std::size_t j = 0; j < needle.size(); ++j) {
-      folded[j] = static_cast<char>(std::toupper(static_cast<unsigned char>(needle[j])));
+      folded[j] = ascii_upper(needle[j]);
     }
     return from > haystack.size() ? std::string_view::npos
                                   : haystack.find(std::string_view(folded, needle.size()), from);
   }
   for (std::size_t at = from; at + needle.size() <= haystack.size(); ++at) {
     std::size_t j = 0;
-    while (j < needle.size() &&
-           static_cast<unsigned char>(haystack[at + j]) == std::toupper(static_cast<unsigned char>(needle[j]))) {
+    while (j < needle.size() && haystack[at + j] == ascii_upper(needle[j])) {
       ++j;
     }
     if (j == needle.size()) return at;
