@@ -211,12 +211,12 @@ void JsonText::open(char c) {
   item();
   out_.push_back(c);
   ++depth_;
-  first_.push_back(true);
+  first_.push_back(1);
 }
 
 void JsonText::close(char c) {
   --depth_;
-  if (!first_.back()) line_break(0, base_ + 2 * depth_);
+  if (first_.back() == 0) line_break(0, base_ + 2 * depth_);
   first_.pop_back();
   out_.push_back(c);
 }

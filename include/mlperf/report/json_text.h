@@ -99,8 +99,8 @@ class JsonText {
       return;
     }
     if (depth_ == 0) return;
-    const bool first = first_.back();
-    first_.back() = false;
+    const bool first = first_.back() != 0;
+    first_.back() = 0;
     line_break(first ? 0 : 1, base_ + 2 * depth_);
   }
   // A comma when `comma` is 1, then a new line indented `indent` spaces: one append from a
@@ -124,7 +124,7 @@ class JsonText {
   std::string& out_;
   std::size_t base_ = 0;
   std::size_t depth_ = 0;
-  std::vector<bool> first_;
+  std::vector<char> first_;  // per open level: no element yet (bytes: no bit masking per item)
   bool pending_value_ = false;
   std::string_view key_;   // the key of the member last begun (the caller's text, or bytes_key_)
   std::string bytes_key_;  // "<key>_bytes" while its sibling is written
