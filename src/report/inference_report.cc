@@ -12,11 +12,14 @@
 #include "mlperf/report/exact_bytes.h"
 #include "mlperf/report/json_text.h"
 #include "mlperf/mllog/mllog.h"
+#include "mlperf/mllog/thread_cache.h"
 
 namespace mlperf {
 
 using inference::figure_text;
 using inference::InferenceResult;
+using inference::SubmissionChecks;
+using inference::ValidityCheck;
 
 namespace {
 
@@ -134,33 +137,67 @@ nlohmann::json inference_to_json(const DirectoryResult& r) {
 
 namespace {
 
-// The checks [{file?, limit, line, message, name, passed, value}] as checks_json has them
-// (with "file" for the submission's): written from the list, no document built.
+// One check {file?, limit, line, message, name, passed, value} as checks_json has it (with
+// "file" for the submission's): written from the check, no document built.
+void write_check(JsonText& j, const ValidityCheck& c, bool with_file) {
+  j.begin_object();
+  if (with_file) {
+    j.key("file");
+    j.string_or_null(c.file);
+  }
+  j.key("limit");
+  j.value(c.limit);
+  j.key("line");
+  c.line ? j.integer(c.line) : j.literal("null");
+  j.key("message");
+  j.string_or_null(c.message);
+  j.key("name");
+  j.string(c.name);
+  j.key("passed");
+  j.boolean(c.passed);
+  j.key("value");
+  j.value(c.value);
+  j.end_object();
+}
+
+// The checks as checks_json has them.
 template <class Checks>
 void write_checks(JsonText& j, const Checks& list, bool with_file) {
   j.begin_array();
-  for (const auto& c : list) {
-    j.begin_object();
-    if (with_file) {
-      j.key("file");
-      j.string_or_null(c.file);
-    }
-    j.key("limit");
-    j.value(c.limit);
-    j.key("line");
-    c.line ? j.integer(c.line) : j.literal("null");
-    j.key("message");
-    j.string_or_null(c.message);
-    j.key("name");
-    j.string(c.name);
-    j.key("passed");
-    j.boolean(c.passed);
-    j.key("value");
-    j.value(c.value);
-    j.end_object();
-  }
+  for (const auto& c : list) write_check(j, c, with_file);
   j.end_array();
 }
+
+// The text of a shared part of the submission checks (SubmissionChecks::shared_parts) as
+// write_checks writes it at an element indent, made once per part and indent and then copied:
+// every scenario folder of a submitter repeats its folder tree's and system's checks, two
+// thirds of the submission checks' text in the v5.1 round. Kept per thread; the part is held,
+// so its address names no other part while it is kept.
+class SharedPartTexts {
+ public:
+  const std::string& text(const SubmissionChecks::Part& part, std::size_t element_indent) {
+    for (auto e = entries_.rbegin(); e != entries_.rend(); ++e) {
+      if (e->part == part && e->indent == element_indent) return e->text;
+    }
+    if (entries_.size() >= kKept) entries_.clear();
+    std::string text = JsonText::render_elements(element_indent, [&](JsonText& r) {
+      for (const auto& c : *part) write_check(r, c, true);
+    });
+    entries_.push_back({part, element_indent, std::move(text)});
+    return entries_.back().text;
+  }
+
+ private:
+  // A round has a few hundred submitter trees and systems; a folder's parts are usually the
+  // last few kept, so the search runs from the end.
+  static constexpr std::size_t kKept = 64;
+  struct Entry {
+    SubmissionChecks::Part part;
+    std::size_t indent = 0;
+    std::string text;
+  };
+  std::vector<Entry> entries_;
+};
 
 // accuracy_json's object, written member by member.
 void write_accuracy(JsonText& j, const InferenceResult* i) {
@@ -212,7 +249,11 @@ void write_submission(JsonText& j, const InferenceResult* i) {
   if (!i || i->submission_checks.empty()) return j.literal("null");
   j.begin_object();
   j.key("checks");
-  write_checks(j, i->submission_checks, true);
+  j.begin_array();
+  SharedPartTexts& shared = ThreadCache<SharedPartTexts>::get();
+  for (const auto& part : i->submission_checks.shared_parts()) j.elements_text(shared.text(part, j.element_indent()));
+  for (const auto& c : i->submission_checks.own()) write_check(j, c, true);
+  j.end_array();
   j.key("valid");
   j.boolean(i->submission_valid);
   j.end_object();

@@ -106,5 +106,48 @@ TEST(InferenceJson, TextIsExactlyTheDumpOfTheObject) {
   }
 }
 
+// The submission checks' shared parts (a submitter's tree, a system) are written once per
+// part and indent and then copied into every folder's report: the copies must be what
+// writing each folder's checks gives, at any indent, whatever folder came before, with
+// hostile values ("_bytes" siblings) inside the part and with or without checks of its own.
+TEST(InferenceJson, SharedSubmissionChecksAreWrittenAsTheDumpInEveryFolder) {
+  std::vector<DiscoveryError> errors;
+  std::vector<DirectoryResult> found;
+  for (const auto& d : find_benchmark_dirs(source_dir() / "data/examples", errors)) {
+    if (d.loadgen) found.push_back(score_inference_directory(d, data(), ScoreOptions{}));
+  }
+  ASSERT_FALSE(found.empty());
+  auto tree = std::make_shared<std::vector<inference::ValidityCheck>>();
+  tree->push_back({"root_files", true, nlohmann::json::array({"a", "b\xff"}), nullptr, 0, "", "/tmp/t\xff"});
+  tree->push_back({"file_size", false, nlohmann::json(12), nlohmann::json("<= 10 bytes"), 3, "too \"big\"", ""});
+  auto system = std::make_shared<std::vector<inference::ValidityCheck>>();
+  system->push_back({"system_type", true, nlohmann::json("datacenter"), nlohmann::json::array({"datacenter", "edge"}), 0,
+                     "", "/tmp/systems/x.json"});
+  std::vector<DirectoryResult> results;
+  for (int k = 0; k < 4; ++k) {
+    DirectoryResult r = found[static_cast<std::size_t>(k) % found.size()];
+    auto inf = std::make_shared<InferenceResult>(*r.inference);
+    inf->submission_checks = std::vector<inference::ValidityCheck>{};
+    inf->submission_checks.append_shared(tree);
+    if (k != 1) inf->submission_checks.append_shared(system);
+    if (k % 2 == 0) inf->submission_checks.push_back({"model", k == 0, nlohmann::json("m" + std::to_string(k)), nullptr, 0, ""});
+    r.inference = inf;
+    results.push_back(r);
+  }
+  for (int round = 0; round < 2; ++round) {  // the second round reads the kept texts
+    for (const auto& r : results) {
+      const std::string dumped = inference_to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+      EXPECT_EQ(inference_to_json_text(r), dumped) << r.dir.path;
+      std::string indented;
+      for (char c : dumped) indented += c == '\n' ? std::string("\n      ") : std::string(1, c);
+      EXPECT_EQ(inference_to_json_text(r, 6), indented) << r.dir.path;
+    }
+  }
+  const std::string text = inference_to_json_text(results[0]);
+  EXPECT_NE(text.find("\"file_bytes\": \"2f746d702f74ff\""), std::string::npos) << text;
+  ASSERT_NE(text.find("\"system_type\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("\"system_type\""), text.rfind("\"system_type\"")) << "the system part once";
+}
+
 }  // namespace
 }  // namespace mlperf

@@ -90,6 +90,48 @@ TEST(JsonTextWriter, LayoutIsDumpTwoAtAnyIndent) {
   }
 }
 
+// Elements rendered once (render_elements) and copied in (elements_text) read as if written
+// in place: first, between and after elements written in place, at any depth and indent; an
+// empty rendering adds nothing.
+TEST(JsonTextWriter, ElementsRenderedOnceReadAsWrittenInPlace) {
+  for (const std::size_t indent : {0u, 4u}) {
+    auto write = [](JsonText& j, bool copied) {
+      j.begin_object();
+      j.key("list");
+      j.begin_array();
+      auto two = [](JsonText& r) {
+        r.begin_object();
+        r.key("k");
+        r.string("v\xff");  // a "_bytes" sibling inside a rendered element
+        r.end_object();
+        r.integer(7);
+      };
+      if (copied) {
+        j.elements_text(JsonText::render_elements(j.element_indent(), two));
+        j.elements_text(JsonText::render_elements(j.element_indent(), [](JsonText&) {}));
+      } else {
+        two(j);
+      }
+      j.boolean(true);
+      j.begin_array();
+      if (copied) {
+        j.elements_text(JsonText::render_elements(j.element_indent(), two));
+      } else {
+        two(j);
+      }
+      j.end_array();
+      j.end_array();
+      j.end_object();
+    };
+    std::string in_place, copied;
+    JsonText a(in_place, indent), b(copied, indent);
+    write(a, false);
+    write(b, true);
+    EXPECT_EQ(copied, in_place) << indent;
+    EXPECT_NE(in_place.find("\"k_bytes\": \"76ff\""), std::string::npos) << in_place;
+  }
+}
+
 // Indents wider than the writer's line of spaces (70 levels, 140 spaces and more) come out
 // as dump writes them, for members written one by one and for a structured value.
 TEST(JsonTextWriter, DeepIndentsAreWrittenInFull) {

@@ -158,6 +158,10 @@ class SubmissionChecks {
   const_iterator begin() const { return const_iterator(this, 0, 0); }
   const_iterator end() const { return const_iterator(this, parts_.size(), own_.size()); }
 
+  /// The shared parts, in order (none empty), and the folder's own checks after them.
+  const std::vector<Part>& shared_parts() const { return parts_; }
+  const std::vector<ValidityCheck>& own() const { return own_; }
+
  private:
   std::vector<Part> parts_;
   std::size_t shared_size_ = 0;

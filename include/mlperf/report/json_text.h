@@ -5,6 +5,7 @@
 // way: building, dumping and freeing a tree per directory was most of their cost (issues #13
 // and #25). Names that are not UTF-8 get their "<key>_bytes" sibling (exact_bytes.h).
 
+#include <algorithm>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
@@ -80,6 +81,30 @@ class JsonText {
   }
   /// A list of strings, with a "_bytes" list beside it when one is not UTF-8.
   void strings(const std::vector<std::string>& list);
+
+  /// The indent of the elements of the array open here (what elements_text needs to know).
+  std::size_t element_indent() const { return base_ + 2 * depth_; }
+  /// Array elements written by `write` into a JsonText of their own whose elements are
+  /// indented `element_indent` spaces: their text, without the line break before the first.
+  /// Text written once and then copied into many reports with elements_text (elements that
+  /// many reports repeat). Throws only std::bad_alloc.
+  template <class Write>
+  static std::string render_elements(std::size_t element_indent, const Write& write) {
+    std::string text;
+    JsonText r(text, element_indent >= 2 ? element_indent - 2 : 0);
+    r.begin_array();
+    write(r);
+    const std::size_t head = text.size() > 1 ? 2 + element_indent : 1;  // "[", then "\n" and the indent
+    text.erase(0, std::min(head, text.size()));
+    return text;
+  }
+  /// Elements of the array open here, as render_elements gave them for element_indent():
+  /// written after the line break (and comma) this place needs. Empty text writes nothing.
+  void elements_text(std::string_view text) {
+    if (text.empty()) return;
+    item();
+    out_.append(text);
+  }
 
  private:
   void write_value(const nlohmann::json& v);
