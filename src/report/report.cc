@@ -8,6 +8,7 @@
 #include "mlperf/report/exact_bytes.h"
 #include "mlperf/report/json_text.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <ostream>
@@ -611,27 +612,36 @@ void ReportWriter::add(const std::vector<DirectoryResult>& results) {
     case ReportFormat::kJson: {
       // {"results": [...]} as nlohmann::json dumps it with indent 2: each directory's object
       // written on its own thread already indented for its place (four spaces), then written
-      // in order; a directory of many runs is written run by run in its turn.
-      std::vector<std::string> objects(results.size());
-      parallel_for(results.size(), default_threads(), [&](std::size_t i) {
-        const DirectoryResult& r = results[i];
-        if (r.dir.loadgen) {
-          objects[i] = inference_to_json_text(r, 4);
-        } else if (r.runs.size() <= kRunsBuiltAside) {
-          std::ostringstream text;
-          write_training_json(text, r, pass_, 4);
-          objects[i] = std::move(text).str();
+      // in order; a directory of many runs is written run by run in its turn. A window of
+      // directories at a time: their texts are written and let go before the next are made,
+      // so a batch's report (30 MB for an inference round) is never held whole and the memory
+      // of one window's texts serves the next.
+      const unsigned threads = default_threads();
+      const std::size_t window = std::max<std::size_t>(1, std::size_t{threads} * 8);
+      std::vector<std::string> objects(std::min(window, results.size()));
+      for (std::size_t first = 0; first < results.size(); first += window) {
+        const std::size_t count = std::min(window, results.size() - first);
+        parallel_for(count, threads, [&](std::size_t k) {
+          const DirectoryResult& r = results[first + k];
+          if (r.dir.loadgen) {
+            objects[k] = inference_to_json_text(r, 4);
+          } else if (r.runs.size() <= kRunsBuiltAside) {
+            std::ostringstream text;
+            write_training_json(text, r, pass_, 4);
+            objects[k] = std::move(text).str();
+          }
+        });
+        for (std::size_t k = 0; k < count; ++k) {
+          const DirectoryResult& r = results[first + k];
+          out_ << json_results_separator(written_);
+          if (!r.dir.loadgen && r.runs.size() > kRunsBuiltAside) {
+            write_training_json(out_, r, pass_, 4);
+          } else {
+            out_ << objects[k];
+            std::string().swap(objects[k]);
+          }
+          ++written_;
         }
-      });
-      for (std::size_t i = 0; i < results.size(); ++i) {
-        out_ << json_results_separator(written_);
-        if (!results[i].dir.loadgen && results[i].runs.size() > kRunsBuiltAside) {
-          write_training_json(out_, results[i], pass_, 4);
-        } else {
-          out_ << objects[i];
-          std::string().swap(objects[i]);
-        }
-        ++written_;
       }
       break;
     }
