@@ -3,6 +3,7 @@
 
 #include "mlperf/inference/submission.h"
 #include "mlperf/mllog/folder_listing.h"
+#include "mlperf/mllog/line_reader.h"
 #include "mlperf/mllog/path_text.h"
 
 #include <new>
@@ -15,7 +16,6 @@
 #include <fstream>
 #include <boost/algorithm/string/case_conv.hpp>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 
 namespace mlperf::inference {
@@ -76,11 +76,9 @@ std::vector<std::string> strings(const json& array) {
 }
 
 std::string read_text(const fs::path& file, bool& ok) {
-  std::ifstream in(file, std::ios::binary);
-  ok = static_cast<bool>(in);
-  std::stringstream s;
-  if (ok) s << in.rdbuf();
-  return s.str();
+  std::optional<std::string> text = read_whole_file(file);
+  ok = text.has_value();
+  return text ? std::move(*text) : std::string();
 }
 
 // The 1-based line of `text` where key `"key":` first appears; 0 when it does not.
@@ -147,13 +145,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
   }
   out.push_back(s.substr(start));
   return out;
-}
-
-// The name of the folder holding `path` ("closed" for closed/AMD and closed/AMD/).
-std::string folder_above(const fs::path& path) {
-  fs::path p = path.lexically_normal();
-  if (p.filename().empty()) p = p.parent_path();
-  return p.parent_path().filename().string();
 }
 
 // What the checker does with an exception a rule raises, said at the end of a message.
@@ -312,7 +303,7 @@ std::vector<ValidityCheck> system_description_checks(const fs::path& system_json
                                                      const std::string& division) {
   std::vector<ValidityCheck> out;
   const std::string file = system_json.string();
-  const std::string submitter = folder_above(system_json.lexically_normal().parent_path());
+  const std::string submitter = folder_name_above(system_json.lexically_normal().parent_path());
 
   bool readable = false;
   const std::string text = listed_is_regular_file(system_json) ? read_text(system_json, readable) : std::string();
@@ -625,7 +616,7 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
   }
 
   // equal_issue_conf (v4.1): the .conf files may declare equal-issue mode.
-  const std::string division = folder_above(submitter_dir);
+  const std::string division = folder_name_above(submitter_dir);
   std::string conf_file;
   if (!chosen.empty() && m.equal_issue_conf_models.count(model_folder) && (division == "closed" || division == "network")) {
     const std::string ref = replace_all(replace_all(model_folder, "-99.9", ""), "-99", "");

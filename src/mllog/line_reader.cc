@@ -119,6 +119,37 @@ std::shared_ptr<FileHandle> open_for_reading(const std::filesystem::path& path, 
 
 }  // namespace
 
+std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return std::nullopt;
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  std::string text;
+  struct stat info {};
+  std::size_t want = 4096;
+  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
+    want = static_cast<std::size_t>(info.st_size) + 1;  // + 1: the read that finds the end
+  }
+  for (;;) {
+    const std::size_t had = text.size();
+    text.resize(had + want);
+    const ssize_t n = ::read(fd, text.data() + had, want);
+    if (n < 0 && errno == EINTR) {
+      text.resize(had);
+      continue;
+    }
+    text.resize(had + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+    if (n <= 0) break;
+    want = std::max<std::size_t>(4096, text.size());
+  }
+  return text;
+}
+
 ByteSource file_source(const std::filesystem::path& path, FolderCache* folders) {
   auto handle = open_for_reading(path, folders);
   if (handle->fd < 0) {

@@ -11,6 +11,8 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -186,6 +188,27 @@ TEST(LineReader, FileSourceReadsTempFile) {
     LineReader reader(file_source(file.path()), 2);
     EXPECT_EQ(read_all(reader), want);
   }
+}
+
+// read_whole_file reads a file whole as an ifstream's rdbuf would: every byte (binary, "\r"
+// kept), an empty file as "", a folder as "" (it opens; reading it fails), nothing for a
+// path that does not open; files bigger than their first read come whole too.
+TEST(LineReader, ReadWholeFileReadsAsAnIfstreamWould) {
+  testing::TempDir dir;
+  std::string big;
+  for (int i = 0; big.size() < 3 * 65536 + 17; ++i) big += "line " + std::to_string(i) + "\r\n\0x\xff\n";
+  for (const std::string text : {std::string(), std::string("a"), std::string("x\r\ny\n\0z", 7), big}) {
+    const std::filesystem::path file = dir.path() / "f.txt";
+    testing::write_file(file, text);
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream was;
+    if (text.size() > 0) was << in.rdbuf();
+    ASSERT_EQ(was.str(), text);
+    EXPECT_EQ(read_whole_file(file), std::optional<std::string>(text)) << text.size() << " bytes";
+  }
+  EXPECT_EQ(read_whole_file(dir.path()), std::optional<std::string>(""));
+  EXPECT_EQ(read_whole_file(dir.path() / "absent.txt"), std::nullopt);
+  EXPECT_EQ(read_whole_file(dir.path() / "f.txt" / "below-a-file"), std::nullopt);
 }
 
 TEST(LineReader, FileSourceOnEmptyFile) {

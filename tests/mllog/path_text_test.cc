@@ -39,6 +39,21 @@ TEST(PathText, JoinIsTheSlashOperatorForOneName) {
   }
 }
 
+// The folder name above a path is what lexical normalization then parent_path().filename()
+// give, for paths cut as text and for those normalized first.
+TEST(PathText, FolderNameAboveIsTheNormalizedPathsParentName) {
+  std::vector<std::string> paths = spellings();
+  for (const std::string more : {"a/", "/a/", "closed/AMD", "closed/AMD/", "a/b/.", "a/./b/c", "/a/b//", "x/...",
+                                 "x/.y/z", "a/b/../c/d", "/a/b/c/..", "...", "a/..b/c"}) {
+    paths.push_back(more);
+  }
+  for (const auto& text : paths) {
+    fs::path want = fs::path(text).lexically_normal();
+    if (want.filename().empty()) want = want.parent_path();
+    EXPECT_EQ(folder_name_above(fs::path(text)), want.parent_path().filename().string()) << "'" << text << "'";
+  }
+}
+
 TEST(PathText, ParentAndNameOfNormalAbsolutePaths) {
   for (const std::string text : {"/", "/a", "/a/b", "/closed/AMD/results/s"}) {
     EXPECT_EQ(std::string(path_parent(text)), fs::path(text).parent_path().native()) << text;

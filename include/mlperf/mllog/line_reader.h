@@ -40,6 +40,12 @@ ByteSource file_source(const std::filesystem::path& path, FolderCache* folders =
 /// std::runtime_error naming the file for other failures to open (permission denied).
 std::optional<ByteSource> regular_file_source(const std::filesystem::path& path);
 
+/// The whole of the file at `path`, read with read(2) as `std::ifstream(path, binary)` and
+/// `<< rdbuf()` read it: nullopt when it cannot be opened; else the bytes read up to the end
+/// or a read error (a folder gives none). For the small files a judgment reads whole (system
+/// descriptions, measurement JSON, .conf files): no stream or locale set up per file.
+std::optional<std::string> read_whole_file(const std::filesystem::path& path);
+
 /// One line: its bytes without the line terminator ("\n" or "\r\n") and its 1-based number.
 /// `text` is valid until the next call to LineReader::next.
 struct Line {

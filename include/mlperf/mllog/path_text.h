@@ -51,4 +51,27 @@ inline std::filesystem::path path_ancestor(const std::filesystem::path& path, un
   return std::filesystem::path(std::string(p));
 }
 
+/// The name of the folder holding `path` once lexically normal ("closed" for closed/AMD and
+/// closed/AMD/; "" when nothing named is above, as for "x" and "/x"): what
+/// path.lexically_normal(), less a trailing separator, gives for parent_path().filename().
+/// A path without "." or ".." components or repeated separators is normal already and is cut
+/// as text; others are normalized first (which builds the path again, component by component).
+inline std::string folder_name_above(const std::filesystem::path& path) {
+  const std::string& text = path.native();
+  const bool normal = !text.empty() && text.find("//") == std::string::npos &&
+                      text.find("/./") == std::string::npos && text.find("/../") == std::string::npos &&
+                      !text.starts_with("./") && !text.starts_with("../") && !text.ends_with("/.") &&
+                      !text.ends_with("/..") && text != "." && text != "..";
+  if (!normal) {
+    std::filesystem::path p = path.lexically_normal();
+    if (p.filename().empty()) p = p.parent_path();
+    return p.parent_path().filename().string();
+  }
+  std::string_view p = text;
+  if (p.size() > 1 && p.back() == '/') p.remove_suffix(1);  // "closed/AMD/" is closed/AMD
+  const std::size_t slash = p.rfind('/');
+  if (slash == std::string_view::npos || slash == 0) return {};  // "x", "/x", "/"
+  return std::string(path_name(p.substr(0, slash)));
+}
+
 }  // namespace mlperf
