@@ -45,7 +45,9 @@ std::vector<DirectoryResult> score_directories_in_batches(const BenchmarkDirFeed
   std::vector<BenchmarkDir> batch;
   std::size_t files = 0;
   std::vector<DirectoryResult> last;  // the last batch's results, handed back
-  auto flush = [&] {
+  // Scores the batch and hands it to `consume`; its results are let go at once, before more
+  // directories are found, unless it is the last (kept in `last`).
+  auto flush = [&](bool is_last) {
     if (batch.empty()) return;
     if (!given_options.compliance_rules && !rules_failed) {
       const ComplianceNeeds needs = compliance_needs(batch, data, given_options);
@@ -66,23 +68,23 @@ std::vector<DirectoryResult> score_directories_in_batches(const BenchmarkDirFeed
       }
       options.compliance_rules = rules ? &*rules : nullptr;
     }
-    std::vector<DirectoryResult>().swap(last);  // the batch before goes before this one is scored
-    last = score_directories(std::move(batch), data, options);
+    std::vector<DirectoryResult> results = score_directories(std::move(batch), data, options);
     batch.clear();
     files = 0;
-    consume(last);
+    consume(results);
+    if (is_last) last = std::move(results);
   };
   std::vector<BenchmarkDir> found;
   while (feed(found)) {
     for (auto& dir : found) {
       const std::size_t n = std::max<std::size_t>(dir.result_files.size(), 1);
-      if (!batch.empty() && files + n > batch_files) flush();
+      if (!batch.empty() && files + n > batch_files) flush(false);
       batch.push_back(std::move(dir));
       files += n;
     }
     found.clear();
   }
-  flush();
+  flush(true);
   return last;
 }
 
