@@ -131,10 +131,10 @@ std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
   } closer{fd};
   std::string text;
   struct stat info {};
-  std::size_t want = 4096;
-  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
-    want = static_cast<std::size_t>(info.st_size) + 1;  // + 1: the read that finds the end
-  }
+  const bool regular = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  // A regular file is asked for one byte more than its size: a read that returns less is at
+  // its end (the read that would return 0 is not made).
+  std::size_t want = regular && info.st_size > 0 ? static_cast<std::size_t>(info.st_size) + 1 : 4096;
   for (;;) {
     const std::size_t had = text.size();
     text.resize(had + want);
@@ -144,7 +144,7 @@ std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
       continue;
     }
     text.resize(had + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
-    if (n <= 0) break;
+    if (n <= 0 || (regular && static_cast<std::size_t>(n) < want)) break;
     want = std::max<std::size_t>(4096, text.size());
   }
   return text;
