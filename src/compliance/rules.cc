@@ -1245,6 +1245,7 @@ void LogReader::add_event(const EventView& view, std::string_view line_text, std
   text.v = PyValue();
   text.metadata_members.reset();
   text.value_scalar.reset();
+  text.layout = view.layout;
   LogLine& l = line_;  // reused: its key stays while the lines' key does (ids are per key)
   l.line = view.line;
   l.timestamp = view.time_ms;

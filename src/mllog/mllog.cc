@@ -1,5 +1,6 @@
 #include "mlperf/mllog/mllog.h"
 #include "mlperf/mllog/cpu_features.h"
+#include "mlperf/mllog/thread_cache.h"
 
 #include <algorithm>
 #include <array>
@@ -675,6 +676,7 @@ bool is_string(std::string_view raw) { return !raw.empty() && raw[0] == '"'; }
 // no escapes in key, event_type and namespace), then the view. False when unsure.
 bool fields_to_view(const Fields& f, EventView& view) {
   view.shape = 0;
+  view.layout = 0;
   if (!starts_number(f.time) || !is_string(f.key) || f.key_escaped) return false;
   if ((is_string(f.type) && f.type_escaped) || (is_string(f.name_space) && f.name_space_escaped)) return false;
   view.key = f.key.substr(1, f.key.size() - 2);
@@ -803,6 +805,7 @@ struct LineTemplate {
   std::uint32_t time[2] = {0, 0}, key[2] = {0, 0}, type[2] = {0, 0}, name_space[2] = {0, 0}, value[2] = {0, 0},
                 metadata[2] = {0, 0};
   bool time_integer = false;
+  std::uint64_t id = 0;  // EventView::layout of the lines that fit it: new for every layout kept
 
   // Whether the payload at p (`size` bytes) fits this template.
   bool matches(const char* p) const {
@@ -923,7 +926,10 @@ struct MllogScanner::State {
   bool match(Shape& shape, const char* begin, const char* end, EventView& view);
   // Makes the line [begin, end), just matched by `shape` in full (number_ends holds its
   // numbers' ends), a template of the shape.
-  void keep_template(Shape& shape, const char* begin, const char* end, bool time_integer, const EventView& view);
+  // Keeps the line's layout in the shape's next slot; its id (EventView::layout), 0 when the
+  // line is too long to keep one.
+  std::uint64_t keep_template(Shape& shape, const char* begin, const char* end, bool time_integer,
+                              const EventView& view);
 
   // Bookkeeping after shape `index` matched (or was made for) a line.
   void matched(Index index) {
@@ -970,6 +976,7 @@ bool MllogScanner::State::match(Shape& shape, const char* begin, const char* end
     view.value = span(t.value);
     view.metadata = span(t.metadata);
     view.shape = shape.id;
+    view.layout = t.id;
     return true;
   }
   const char* q = begin;
@@ -1013,13 +1020,13 @@ bool MllogScanner::State::match(Shape& shape, const char* begin, const char* end
   view.value = shape.has_value ? span(shape.value) : std::string_view();
   view.metadata = shape.metadata_is_object ? span(shape.metadata) : std::string_view();
   view.shape = shape.id;
-  keep_template(shape, begin, end, time_integer, view);
+  view.layout = keep_template(shape, begin, end, time_integer, view);
   return true;
 }
 
-void MllogScanner::State::keep_template(Shape& shape, const char* begin, const char* end, bool time_integer,
-                                        const EventView& view) {
-  if (end - begin > static_cast<std::ptrdiff_t>(LineTemplate::kMaxBytes)) return;
+std::uint64_t MllogScanner::State::keep_template(Shape& shape, const char* begin, const char* end, bool time_integer,
+                                                 const EventView& view) {
+  if (end - begin > static_cast<std::ptrdiff_t>(LineTemplate::kMaxBytes)) return 0;
   LineTemplate& t = shape.templates[shape.next_template];
   shape.next_template = static_cast<std::uint8_t>((shape.next_template + 1) % Shape::kTemplates);
   t.base.assign(begin, end);
@@ -1058,6 +1065,11 @@ void MllogScanner::State::keep_template(Shape& shape, const char* begin, const c
   t.time[0] = static_cast<std::uint32_t>(place(shape.time[0]) - begin);
   t.time[1] = static_cast<std::uint32_t>(place(shape.time[1]) - begin);
   t.time_integer = time_integer;
+  // Like shape ids, unique in the process: a reader's memo of a layout (metadata_members)
+  // never meets another layout under its id.
+  static std::atomic<std::uint64_t> last_id{0};
+  t.id = last_id.fetch_add(1, std::memory_order_relaxed) + 1;
+  return t.id;
 }
 
 MllogScanner::MllogScanner() : state_(std::make_unique<State>()) {}
@@ -1289,26 +1301,66 @@ void for_each_validated_member(std::string_view object, const Visit& visit) {
 }  // namespace
 
 ObjectMembers::ObjectMembers(std::string_view object) : object_(object) {
+  if (object.size() > UINT32_MAX) {
+    overflow_ = true;  // offsets would not fit: find asks json_member
+    return;
+  }
   for_each_validated_member(object, [&](std::string_view member, std::string_view value) {
-    if (count_ == kKept || member.size() > UINT32_MAX || value.size() > UINT32_MAX) {
+    if (count_ == kKept) {
       overflow_ = true;  // find asks json_member
       return false;
     }
-    members_[count_++] = {member.data(), value.data(), static_cast<std::uint32_t>(member.size()),
+    members_[count_++] = {static_cast<std::uint32_t>(member.data() - object.data()),
+                          static_cast<std::uint32_t>(member.size()),
+                          static_cast<std::uint32_t>(value.data() - object.data()),
                           static_cast<std::uint32_t>(value.size())};
     return true;
   });
+}
+
+ObjectMembers::ObjectMembers(const ObjectMembers& same_layout, std::string_view object) : object_(object) {
+  if (object.size() != same_layout.object_.size()) {
+    *this = ObjectMembers(object);
+    return;
+  }
+  count_ = same_layout.count_;
+  overflow_ = same_layout.overflow_;
+  std::copy(same_layout.members_, same_layout.members_ + count_, members_);
 }
 
 std::string_view ObjectMembers::find(std::string_view name) const {
   if (overflow_) return json_member(object_, name);
   for (std::size_t i = count_; i-- > 0;) {
     const Member& m = members_[i];
-    if (m.name_size == name.size() && std::memcmp(m.name, name.data(), name.size()) == 0) {
-      return std::string_view(m.value, m.value_size);
+    if (m.name_size == name.size() && std::memcmp(object_.data() + m.name_at, name.data(), name.size()) == 0) {
+      return object_.substr(m.value_at, m.value_size);
     }
   }
   return {};
+}
+
+namespace {
+
+// The members of recent layouts' metadata (metadata_members), direct-mapped by layout id:
+// a log's eval and block lines come in a few layouts at a time.
+struct MetadataMemo {
+  static constexpr std::size_t kSlots = 64;
+  struct Slot {
+    std::uint64_t layout = 0;
+    std::optional<ObjectMembers> members;
+  };
+  std::array<Slot, kSlots> slots;
+};
+
+}  // namespace
+
+ObjectMembers metadata_members(std::string_view metadata, std::uint64_t layout) {
+  if (layout == 0 || metadata.empty()) return ObjectMembers(metadata);
+  MetadataMemo::Slot& slot = ThreadCache<MetadataMemo>::get().slots[layout % MetadataMemo::kSlots];
+  if (slot.layout == layout && slot.members) return ObjectMembers(*slot.members, metadata);
+  slot.members.emplace(metadata);
+  slot.layout = layout;
+  return *slot.members;
 }
 
 std::optional<double> json_number(std::string_view value) {

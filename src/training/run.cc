@@ -58,7 +58,7 @@ std::optional<double> metadata_number(const ObjectMembers& metadata, std::string
 // What an event's metadata is read through when it is read more than once: the parsed
 // object of an Event, the members of an EventView's metadata found in one pass.
 const Event& metadata_reader(const Event& e) { return e; }
-ObjectMembers metadata_reader(const EventView& e) { return ObjectMembers(e.metadata); }
+ObjectMembers metadata_reader(const EventView& e) { return metadata_members(e.metadata, e.layout); }
 
 // metadata.<name> when it is a string.
 std::optional<std::string> metadata_string(const Event& e, std::string_view name) {

@@ -338,6 +338,53 @@ TEST(MllogScanner, RandomNumbersInOneShapeAreReadAsTheFullParserReadsThem) {
   EXPECT_GT(scanner.shape_matches(), 500u);
 }
 
+// EventView::layout names the number layout a line fit: lines whose numbers have the same
+// digit layout share it, and metadata_members answers for them from its memo of the layout
+// exactly as reading each line's metadata does (members of other lengths, repeated names, a
+// text member, more members than ObjectMembers keeps, layouts meeting in one memo slot).
+TEST(MllogScanner, MetadataMembersOfALayoutAreReadAsEachLinesOwn) {
+  std::mt19937 rng(5);
+  const std::string digits = "0123456789";
+  auto number = [&] {
+    static const std::vector<std::string> layouts = {"d", "dd", "d.d", "d.dd", "-d", "de-d"};
+    std::string out;
+    for (char c : layouts[rng() % layouts.size()]) out += c == 'd' ? digits[1 + rng() % 9] : c;
+    return out;
+  };
+  std::string wide = "{";  // more members than ObjectMembers keeps
+  for (int k = 0; k < 20; ++k) wide += "\"m" + std::to_string(k) + "\": " + std::to_string(k % 10) + (k < 19 ? ", " : "}");
+  const std::vector<std::string> names = {"epoch_num", "samples_count", "file", "m3", "m19", "absent", "e"};
+  MllogScanner scanner;
+  EventView v;
+  std::set<std::uint64_t> layouts;
+  int from_memo = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string metadata;
+    switch (i % 3) {
+      case 0: metadata = "{\"epoch_num\": " + number() + ", \"samples_count\": " + number() + "}"; break;
+      case 1: metadata = "{\"file\": \"a.py\", \"e\": " + number() + ", \"e\": " + number() + "}"; break;
+      default: metadata = wide; break;
+    }
+    const std::string line = ":::MLLOG {\"time_ms\": 17286812" + std::to_string(10000 + i % 90000) +
+                             ", \"key\": \"eval_accuracy\", \"value\": " + number() + ", \"metadata\": " + metadata + "}";
+    ASSERT_EQ(scanner.scan(line, v), ScanKind::kEvent) << line;
+    const bool seen = v.layout != 0 && !layouts.insert(v.layout).second;  // a line of a layout met before
+    const ObjectMembers read(v.metadata);
+    const ObjectMembers memo = metadata_members(v.metadata, v.layout);
+    for (const auto& name : names) ASSERT_EQ(memo.find(name), read.find(name)) << name << " in " << line;
+    from_memo += seen ? 1 : 0;
+  }
+  EXPECT_GT(layouts.size(), 64u);  // more layouts than the memo has slots: they meet in slots
+  EXPECT_GT(from_memo, 500);  // lines of a layout met before
+  // A table for one layout never answers for a text of another length: it is read.
+  const ObjectMembers one(R"({"a": 1, "b": 2})");
+  EXPECT_EQ(ObjectMembers(one, R"({"a": 10, "b": 2})").find("b"), "2");
+  EXPECT_EQ(ObjectMembers(one, R"({"a": 5, "b": 7})").find("b"), "7");
+  // Without a layout (0), or without metadata, the text is read.
+  EXPECT_EQ(metadata_members(R"({"x": "y"})", 0).find("x"), "\"y\"");
+  EXPECT_EQ(metadata_members("", 12345).find("x"), "");
+}
+
 TEST(MllogScanner, AKnownShapeWithOtherTextIsNotMatched) {
   const std::string base = R"(:::MLLOG {"time_ms": 1, "key": "eval_accuracy", "value": 0.5, "metadata": {"epoch_num": 1}})";
   MllogScanner scanner;

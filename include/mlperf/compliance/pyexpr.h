@@ -145,13 +145,16 @@ struct LineText {
   /// json_member(metadata, name), the members found in one pass on first use (several
   /// configs and checks ask the same line).
   std::string_view metadata_member(std::string_view name) {
-    if (!metadata_members) metadata_members.emplace(metadata);
+    if (!metadata_members) metadata_members.emplace(mlperf::metadata_members(metadata, layout));
     return metadata_members->find(name);
   }
   std::optional<ObjectMembers> metadata_members;  ///< metadata's members once found
   /// v['value'] once read from `value` when it is a scalar (a check may name it twice, as
   /// `v['value'] > a and v['value'] < b` does); only while v is not converted.
   std::optional<PyValue> value_scalar;
+  /// EventView::layout of the line the texts are from (its metadata's members are then those
+  /// of the layout's earlier lines); 0 when not known.
+  std::uint64_t layout = 0;
 };
 
 /// The names an expression sees: `s` (the config's state dict), `v` (the line's

@@ -93,6 +93,10 @@ struct EventView {
   /// same bytes but for their numbers; no two scanners of the process number a shape
   /// alike); 0 when it matched none.
   std::uint64_t shape = 0;
+  /// MllogScanner only: the kept number layout the line fit (lines of one layout have the same
+  /// length and bytes but for the digits of their numbers, so every member, and every member
+  /// of metadata, sits at the same offsets; never reused in the process); 0 when none.
+  std::uint64_t layout = 0;
 };
 
 /// What scan_mllog_line made of a line.
@@ -195,16 +199,23 @@ class ObjectMembers {
  public:
   static constexpr std::size_t kKept = 16;
   explicit ObjectMembers(std::string_view object);
+  /// The members of `object`, an object text of the same length whose bytes are those of the
+  /// object `same_layout` read but for digits of numbers (EventView::layout): the same members
+  /// at the same offsets, taken without reading `object`. A text of another length is read.
+  ObjectMembers(const ObjectMembers& same_layout, std::string_view object);
+  ObjectMembers(const ObjectMembers&) = default;
+  ObjectMembers& operator=(const ObjectMembers&) = default;
   /// The JSON text of member `name` (the last when it repeats); "" when absent.
   std::string_view find(std::string_view name) const;
 
  private:
-  // A member's name and value texts. Left uninitialized beyond count_: an object is made
-  // per line read (eval lines, ruled lines), and zeroing the table cost more than the scan.
+  // A member's name and value texts, as offsets into object_ (so that the table serves every
+  // object of the same layout). Left uninitialized beyond count_: an object is made per line
+  // read (eval lines, ruled lines), and zeroing the table cost more than the scan.
   struct Member {
-    const char* name;
-    const char* value;
+    std::uint32_t name_at;
     std::uint32_t name_size;
+    std::uint32_t value_at;
     std::uint32_t value_size;
   };
   std::string_view object_;
@@ -212,6 +223,12 @@ class ObjectMembers {
   std::size_t count_ = 0;
   bool overflow_ = false;  // more than kKept members: find asks json_member
 };
+
+/// ObjectMembers of `metadata`, the metadata text of an EventView of ScanKind::kEvent whose
+/// EventView::layout is `layout`: where the layout is known (not 0), taken from this thread's
+/// memo of the members of that layout's metadata (the first line of the layout read, the next
+/// ones not: their members sit at the same offsets), else read.
+ObjectMembers metadata_members(std::string_view metadata, std::uint64_t layout);
 
 /// The number the JSON text `value` holds, as nlohmann::json::get<double>() gives it for
 /// the parsed value (integers converted exactly rounded, "-0" as 0); nullopt when `value`
