@@ -120,31 +120,27 @@ std::shared_ptr<FileHandle> open_for_reading(const std::filesystem::path& path, 
 }  // namespace
 
 std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
-  int fd;
+  FileHandle file;  // closes the descriptor
   do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0) return std::nullopt;
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  std::string text;
-  struct stat info {};
-  const bool regular = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+    file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (file.fd < 0 && errno == EINTR);
+  if (file.fd < 0) return std::nullopt;
+  file.regular = ::fstat(file.fd, &file.opened) == 0 && S_ISREG(file.opened.st_mode);
   // A regular file is asked for one byte more than its size: a read that returns less is at
   // its end (the read that would return 0 is not made).
-  std::size_t want = regular && info.st_size > 0 ? static_cast<std::size_t>(info.st_size) + 1 : 4096;
+  const bool sized = file.regular && file.opened.st_size > 0;
+  std::size_t want = sized ? static_cast<std::size_t>(file.opened.st_size) + 1 : 4096;
+  std::string text;
   for (;;) {
     const std::size_t had = text.size();
     text.resize(had + want);
-    const ssize_t n = ::read(fd, text.data() + had, want);
+    const ssize_t n = ::read(file.fd, text.data() + had, want);
     if (n < 0 && errno == EINTR) {
       text.resize(had);
       continue;
     }
     text.resize(had + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
-    if (n <= 0 || (regular && static_cast<std::size_t>(n) < want)) break;
+    if (n <= 0 || (file.regular && static_cast<std::size_t>(n) < want)) break;
     want = std::max<std::size_t>(4096, text.size());
   }
   return text;
