@@ -317,9 +317,9 @@ AccuracyResult judge_accuracy(const fs::path& accuracy_dir, const RoundAccuracyR
 void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules& rules, const std::string& model,
                           const std::string& scenario, AccuracyResult& result) {
   auto add = [&](std::string name, bool passed, nlohmann::json value, nlohmann::json limit, std::uint64_t line,
-                 std::string message, const fs::path& file) {
+                 std::string message, const std::string& file) {
     result.file_checks.push_back({std::move(name), passed, std::move(value), std::move(limit), line,
-                                  passed ? std::string() : std::move(message), file.string()});
+                                  passed ? std::string() : std::move(message), file});
     result.files_valid = result.files_valid && passed;
   };
   if (!rules.required_files.empty()) {
@@ -327,23 +327,24 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
     add("accuracy_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}}, rules.required_files, 0,
         fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", accuracy_dir.string(),
                     fmt::join(d.missing, ", "), fmt::join(d.extra, ", ")),
-        accuracy_dir);
+        accuracy_dir.native());
   }
-  const fs::path log = accuracy_dir / "mlperf_log_accuracy.json";
+  // The files' paths joined as text (path_join), as operator/ joins them.
+  const std::string log = path_join(accuracy_dir.native(), "mlperf_log_accuracy.json");
   if (!listed_is_regular_file(log)) {
     add("accuracy_log", false, nullptr, fmt::format("<= {} bytes", rules.max_accuracy_log_size), 0,
-        fmt::format("{} is missing", log.string()), log);
+        fmt::format("{} is missing", log), log);
   } else {
     // The size from the submitter's listing where the tree walk made one (folder_listing.h).
     const std::optional<std::uintmax_t> size = listed_file_size(log);
     const bool ok = size && *size <= rules.max_accuracy_log_size;
     add("accuracy_log", ok, size ? nlohmann::json(*size) : nlohmann::json(),
         fmt::format("<= {} bytes", rules.max_accuracy_log_size), 0,
-        fmt::format("{} is not truncated: {} bytes, at most {} allowed (truncate_accuracy_log.py)", log.string(),
+        fmt::format("{} is not truncated: {} bytes, at most {} allowed (truncate_accuracy_log.py)", log,
                     size.value_or(static_cast<std::uintmax_t>(-1)), rules.max_accuracy_log_size),
         log);
   }
-  const fs::path detail = accuracy_dir / kDetailLogName;
+  const std::string detail = path_join(accuracy_dir.native(), kDetailLogName);
   std::optional<LoadgenLog> detail_log;
   try {
     static const KeySet keys{"qsl_reported_total_count", "effective_accuracy_sample_count"};
@@ -355,13 +356,13 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
   }
   if (!detail_log) {
     if (result.file_checks.empty() || result.file_checks.back().name != "accuracy_log_errors") {
-      add("accuracy_log_errors", false, nullptr, 0, 0, fmt::format("{} is missing", detail.string()), detail);
+      add("accuracy_log_errors", false, nullptr, 0, 0, fmt::format("{} is missing", detail), detail);
     }
   } else {
     const LoadgenLog& l = *detail_log;
     const std::uint64_t line = l.errors.empty() ? 0 : l.errors.front().line;
     add("accuracy_log_errors", l.error_events == 0, l.error_events, 0, line,
-        fmt::format("{}:{}: the accuracy run logged {} loadgen error{}, the first: {}", detail.string(), line,
+        fmt::format("{}:{}: the accuracy run logged {} loadgen error{}, the first: {}", detail, line,
                     l.error_events, l.error_events == 1 ? "" : "s", l.errors.empty() ? "" : l.errors.front().message),
         detail);
     auto counts = rules.accuracy_sample_count.find(model);
@@ -375,7 +376,7 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
         std::optional<double> n = l.number(key);
         const bool ok = n && *n == static_cast<double>(c->second);
         const std::string message =
-            fmt::format("{}:{}: the accuracy run covers {} samples ({}); the dataset has {}", detail.string(), l.line(key),
+            fmt::format("{}:{}: the accuracy run covers {} samples ({}); the dataset has {}", detail, l.line(key),
                         n ? fmt::format("{:g}", *n) : std::string("no"), key, c->second);
         if (rules.accuracy_sample_count_fails || ok) {
           add("accuracy_sample_count", ok, n ? nlohmann::json(*n) : nlohmann::json(), c->second, l.line(key), message,
@@ -389,7 +390,7 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
   if (auto extra = rules.extra_files.find(model); extra != rules.extra_files.end()) {
     std::vector<std::string> missing;
     for (const auto& [folder, stems] : extra->second) {
-      const fs::path sub = accuracy_dir / folder;
+      const std::string sub = path_join(accuracy_dir.native(), folder);
       if (!listed_is_directory(sub)) {
         missing.push_back(folder + "/");
         continue;
@@ -400,7 +401,7 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
         if (!present.count(stem)) missing.push_back(folder + "/" + stem + ".png");
       }
       if (!present.count("captions")) {
-        result.warnings.push_back(fmt::format("{} has no captions file (the checker notes it without failing)", sub.string()));
+        result.warnings.push_back(fmt::format("{} has no captions file (the checker notes it without failing)", sub));
       }
     }
     // The round's results table was made with --skip-extra-accuracy-files-check (no v5.1 SDXL

@@ -64,10 +64,13 @@ ComplianceRules ComplianceRules::load(const fs::path& file) {
 fs::path compliance_folder(const fs::path& scenario_dir, const RoundComplianceRules& rules) {
   if (rules.location != "compliance") return scenario_dir;
   // <division>/<org>/results/<system>/<model>/<scenario> → <division>/<org>/compliance/<system>/<model>/<scenario>
-  const fs::path model = path_ancestor(scenario_dir, 1);
-  const fs::path system = path_ancestor(scenario_dir, 2);
-  const fs::path org = path_ancestor(scenario_dir, 4);
-  return org / "compliance" / system.filename() / model.filename() / scenario_dir.filename();
+  // Cut and joined as text (path_ancestor_text, path_join), as parent_path() and operator/ do.
+  const std::string& scenario = scenario_dir.native();
+  const std::string model = path_ancestor_text(scenario, 1);
+  const std::string system = path_ancestor_text(model, 1);
+  const std::string org = path_ancestor_text(system, 2);
+  return fs::path(path_join(path_join(path_join(path_join(org, "compliance"), path_filename(system)), path_filename(model)),
+                            path_filename(scenario)));
 }
 
 namespace {
@@ -93,9 +96,9 @@ class TestJudge {
   TestJudge(ComplianceTestResult& out) : out_(out) {}
 
   void add(std::string name, bool passed, nlohmann::json value, nlohmann::json limit, std::uint64_t line,
-           std::string message, const fs::path& file = {}) {
+           std::string message, const std::string& file = {}) {
     out_.checks.push_back({std::move(name), passed, std::move(value), std::move(limit), line,
-                           passed ? std::string() : std::move(message), file.string()});
+                           passed ? std::string() : std::move(message), file});
     out_.valid = out_.valid && passed;
   }
 
@@ -107,29 +110,29 @@ class TestJudge {
   }
 
   // A file the checker requires exists.
-  void required_file(const std::string& name, const fs::path& file) {
-    add(name, listed_exists(file), file.filename().string(), "exists", 0, fmt::format("{} is missing", file.string()), file);
+  void required_file(const std::string& name, const std::string& file) {
+    add(name, listed_exists(file), path_filename(file), "exists", 0, fmt::format("{} is missing", file), file);
   }
 
   // verify_performance.txt holds "TEST PASS" in a line (check_compliance_perf_dir).
   void verify_performance() {
-    const fs::path file = fs::path(out_.dir) / "verify_performance.txt";
+    const std::string file = path_join(out_.dir, "verify_performance.txt");
     auto lines = read_text_lines(file);
     if (!lines) {
-      add("verify_performance", false, nullptr, "TEST PASS", 0, fmt::format("{} is missing", file.string()), file);
+      add("verify_performance", false, nullptr, "TEST PASS", 0, fmt::format("{} is missing", file), file);
       return;
     }
     const std::uint64_t pass = line_containing(*lines, "TEST PASS");
     const std::uint64_t fail = line_containing(*lines, "TEST FAIL");
     add("verify_performance", pass != 0, pass ? "TEST PASS" : (fail ? "TEST FAIL" : ""), "TEST PASS", pass ? pass : fail,
-        fail ? fmt::format("{}:{}: the compliance test's performance check failed (TEST FAIL)", file.string(), fail)
-             : fmt::format("{}: no \"TEST PASS\" line; the compliance test's performance check failed", file.string()),
+        fail ? fmt::format("{}:{}: the compliance test's performance check failed (TEST FAIL)", file, fail)
+             : fmt::format("{}: no \"TEST PASS\" line; the compliance test's performance check failed", file),
         file);
   }
 
   // performance/run_1 holds the loadgen logs and nothing else.
   void performance_files() {
-    const fs::path run = fs::path(out_.dir) / "performance" / "run_1";
+    const std::string run = path_join(path_join(out_.dir, "performance"), "run_1");
     if (!listed_is_directory(run)) {
       add("performance_files", false, nullptr, "performance/run_1", 0,
           fmt::format("{} has no performance/run_1 folder", out_.dir));
@@ -138,19 +141,19 @@ class TestJudge {
     FilesDiff d = files_diff(run, {std::string(kSummaryLogName), std::string(kDetailLogName)}, {"mlperf_log_accuracy.json"});
     add("performance_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}},
         nlohmann::json::array({kSummaryLogName, kDetailLogName}), 0,
-        fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", run.string(), fmt::join(d.missing, ", "),
+        fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", run, fmt::join(d.missing, ", "),
                     fmt::join(d.extra, ", ")),
         run);
   }
 
   // The test's own performance run, judged as a performance run of the scenario.
   void performance_run(const CompliancePerformanceContext& ctx) {
-    const fs::path log_file = fs::path(out_.dir) / "performance" / "run_1" / kDetailLogName;
+    const std::string log_file = path_join(path_join(path_join(out_.dir, "performance"), "run_1"), kDetailLogName);
     if (!ctx.rules || !ctx.keys) return;
     try {
       std::optional<LoadgenLog> log = read_detail_log_if_present(log_file, *ctx.keys);
       if (!log) {
-        add("performance_run", false, nullptr, "a valid run", 0, fmt::format("{} is missing", log_file.string()), log_file);
+        add("performance_run", false, nullptr, "a valid run", 0, fmt::format("{} is missing", log_file), log_file);
         return;
       }
       InferenceResult r = score_loadgen_run(*log, *ctx.rules, ctx.round, ctx.model_folder, ctx.scenario, ctx.division);
@@ -169,7 +172,7 @@ class TestJudge {
       }
       const bool ok = r.valid && log->parse_errors.empty();
       add("performance_run", ok, failed.empty() ? nlohmann::json("valid") : nlohmann::json(failed), "a valid run", line,
-          fmt::format("{}{}: the test's performance run is invalid: {}", log_file.string(),
+          fmt::format("{}{}: the test's performance run is invalid: {}", log_file,
                       line ? fmt::format(":{}", line) : std::string(), fmt::join(messages, "; ")),
           log_file);
     } catch (const std::bad_alloc&) {
@@ -183,17 +186,17 @@ class TestJudge {
   // else the baseline and compliance accuracies within the delta allowed).
   void test01_accuracy(bool exact_line, const RoundComplianceRules& rules, const std::string& model,
                        const std::string& scenario, const RoundAccuracyRules* accuracy) {
-    const fs::path file = fs::path(out_.dir) / "verify_accuracy.txt";
+    const std::string file = path_join(out_.dir, "verify_accuracy.txt");
     auto lines = read_text_lines(file);
     if (!lines) {
-      add("verify_accuracy", false, nullptr, "exists", 0, fmt::format("{} is missing", file.string()), file);
+      add("verify_accuracy", false, nullptr, "exists", 0, fmt::format("{} is missing", file), file);
       return;
     }
     const std::uint64_t pass = exact_line ? line_equal(*lines, "TEST PASS") : line_containing(*lines, "TEST PASS");
     // Deterministic mode passed or not, the file is there: the checker goes on to the folder.
     add("verify_accuracy", true, pass ? "TEST PASS" : "no TEST PASS (non-deterministic mode)", "exists", pass, "");
     if (pass && exact_line) return;  // ComplianceCheck stops here
-    const fs::path acc = fs::path(out_.dir) / "accuracy";
+    const std::string acc = path_join(out_.dir, "accuracy");
     if (!listed_is_directory(acc)) {
       add("accuracy_folder", false, nullptr, "accuracy/", 0, fmt::format("{} has no accuracy folder", out_.dir));
       return;
@@ -202,7 +205,7 @@ class TestJudge {
     if (!pass) required.insert(required.end(), {"baseline_accuracy.txt", "compliance_accuracy.txt"});
     FilesDiff d = files_diff(acc, required);
     add("accuracy_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}}, required, 0,
-        fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", acc.string(), fmt::join(d.missing, ", "),
+        fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", acc, fmt::join(d.missing, ", "),
                     fmt::join(d.extra, ", ")),
         acc);
     if (!d.empty() || pass) return;
@@ -211,14 +214,14 @@ class TestJudge {
 
   // |1 − baseline/compliance| × 100 within the delta allowed for each target metric; the last
   // value a pattern matches in each file counts, and a metric missing from either fails.
-  void delta(const fs::path& acc, const RoundComplianceRules& rules, const std::string& model,
+  void delta(const std::string& acc, const RoundComplianceRules& rules, const std::string& model,
              const std::string& scenario, const RoundAccuracyRules* accuracy) {
     const std::vector<AccuracyBound>* targets = accuracy ? accuracy->targets_of(model, scenario) : nullptr;
     if (!targets) {
       add("accuracy_delta", false, model, nullptr, 0, fmt::format("the round's checker has no accuracy target for {}", model));
       return;
     }
-    auto read_values = [&](const fs::path& file, std::map<std::string, double>& values) -> bool {
+    auto read_values = [&](const std::string& file, std::map<std::string, double>& values) -> bool {
       auto lines = read_text_lines(file);
       if (!lines) return false;
       for (const auto& line : *lines) {
@@ -236,9 +239,9 @@ class TestJudge {
       return true;
     };
     std::map<std::string, double> baseline, compliance;
-    const fs::path bfile = acc / "baseline_accuracy.txt", cfile = acc / "compliance_accuracy.txt";
+    const std::string bfile = path_join(acc, "baseline_accuracy.txt"), cfile = path_join(acc, "compliance_accuracy.txt");
     if (!read_values(bfile, baseline) || !read_values(cfile, compliance)) {
-      add("accuracy_delta", false, nullptr, nullptr, 0, fmt::format("{}: cannot read the baseline or compliance accuracy", acc.string()));
+      add("accuracy_delta", false, nullptr, nullptr, 0, fmt::format("{}: cannot read the baseline or compliance accuracy", acc));
       return;
     }
     for (const auto& t : *targets) {
@@ -248,8 +251,8 @@ class TestJudge {
       if (b == 0 || c == 0) {
         add("accuracy_delta", false, nlohmann::json{{"metric", t.metric}, {"baseline", b}, {"compliance", c}},
             fmt::format("<= {}%", allowed), 0,
-            fmt::format("{}: {} is missing (or 0) in {}", acc.string(), t.metric,
-                        b == 0 ? bfile.filename().string() : cfile.filename().string()));
+            fmt::format("{}: {} is missing (or 0) in {}", acc, t.metric,
+                        b == 0 ? path_filename(bfile) : path_filename(cfile)));
         return;
       }
       const double delta = std::abs(1 - b / c) * 100;
@@ -257,17 +260,17 @@ class TestJudge {
           nlohmann::json{{"metric", t.metric}, {"baseline", b}, {"compliance", c}, {"delta_percent", delta}},
           fmt::format("<= {}%", allowed), 0,
           fmt::format("{}: {} differs by {:.4g}% between baseline ({}) and compliance ({}) accuracy; at most {}% allowed",
-                      acc.string(), t.metric, delta, b, c, allowed));
+                      acc, t.metric, delta, b, c, allowed));
       if (delta > allowed) return;
     }
   }
 
   // TEST06's first-token, EOS and sample-length lines.
   void test06_accuracy() {
-    const fs::path file = fs::path(out_.dir) / "verify_accuracy.txt";
+    const std::string file = path_join(out_.dir, "verify_accuracy.txt");
     auto lines = read_text_lines(file);
     if (!lines) {
-      add("verify_accuracy", false, nullptr, "exists", 0, fmt::format("{} is missing", file.string()), file);
+      add("verify_accuracy", false, nullptr, "exists", 0, fmt::format("{} is missing", file), file);
       return;
     }
     auto expect = [&](const std::string& name, std::vector<std::string> accepted, const std::string& label) {
@@ -277,9 +280,9 @@ class TestJudge {
       }
       const std::uint64_t seen = line_containing(*lines, label);
       add(name, at != 0, seen ? nlohmann::json(strip_whitespace((*lines)[seen - 1])) : nlohmann::json(), accepted.front(), at ? at : seen,
-          seen ? fmt::format("{}:{}: \"{}\"; TEST06 needs \"{}\"", file.string(), seen, strip_whitespace((*lines)[seen - 1]),
+          seen ? fmt::format("{}:{}: \"{}\"; TEST06 needs \"{}\"", file, seen, strip_whitespace((*lines)[seen - 1]),
                              accepted.front())
-               : fmt::format("{}: no \"{}\" line; TEST06 needs \"{}\"", file.string(), label, accepted.front()),
+               : fmt::format("{}: no \"{}\" line; TEST06 needs \"{}\"", file, label, accepted.front()),
           file);
     };
     expect("first_token", {"First token check pass: True", "First token check pass: Skipped"}, "First token check pass:");
@@ -289,17 +292,17 @@ class TestJudge {
 
   // A verification file that must say TEST PASS (TEST07, TEST08, TEST09 of ComplianceCheck).
   void verify_pass(const std::string& name, const std::string& file_name, bool exact_line) {
-    const fs::path file = fs::path(out_.dir) / file_name;
+    const std::string file = path_join(out_.dir, file_name);
     auto lines = read_text_lines(file);
     if (!lines) {
-      add(name, false, nullptr, "TEST PASS", 0, fmt::format("{} is missing", file.string()), file);
+      add(name, false, nullptr, "TEST PASS", 0, fmt::format("{} is missing", file), file);
       return;
     }
     const std::uint64_t pass = exact_line ? line_equal(*lines, "TEST PASS") : line_containing(*lines, "TEST PASS");
     const std::uint64_t fail = line_containing(*lines, "TEST FAIL");
     add(name, pass != 0, pass ? "TEST PASS" : (fail ? "TEST FAIL" : ""), "TEST PASS", pass ? pass : fail,
-        fail ? fmt::format("{}:{}: {} failed (TEST FAIL)", file.string(), fail, out_.test)
-             : fmt::format("{}: no \"TEST PASS\" line; {} failed", file.string(), out_.test),
+        fail ? fmt::format("{}:{}: {} failed (TEST FAIL)", file, fail, out_.test)
+             : fmt::format("{}: no \"TEST PASS\" line; {} failed", file, out_.test),
         file);
   }
 
@@ -328,7 +331,7 @@ std::vector<ComplianceTestResult> judge_compliance_tests(const fs::path& scenari
   for (const auto& test : tests) {
     ComplianceTestResult r;
     r.test = test;
-    r.dir = (compliance / test).string();
+    r.dir = path_join(compliance.native(), test);
     r.valid = true;
     TestJudge j(r);
     if (old && !listed_exists(compliance)) {
@@ -350,9 +353,8 @@ std::vector<ComplianceTestResult> judge_compliance_tests(const fs::path& scenari
       if (test == "TEST01") j.test01_accuracy(false, rules, mlperf_model, performance.scenario, accuracy);
       if (test == "TEST06") j.test06_accuracy();
     } else {
-      const fs::path dir(r.dir);
       if (test == "TEST01" || test == "TEST04") {
-        j.required_file("verify_performance_file", dir / "verify_performance.txt");
+        j.required_file("verify_performance_file", path_join(r.dir, "verify_performance.txt"));
         j.performance_run(performance);
         j.verify_performance();
         j.performance_files();

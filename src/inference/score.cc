@@ -112,9 +112,9 @@ const SystemDescription& InferenceData::system_of(const fs::path& system_descrip
   return cache_->systems.emplace(key, std::move(d)).first->second;
 }
 
-const InferenceData::SubmissionTree& InferenceData::tree_of(const fs::path& submitter_dir, const std::string& round,
+const InferenceData::SubmissionTree& InferenceData::tree_of(PathRef submitter_dir, const std::string& round,
                                                             const FolderListings* listed) const {
-  const std::string key = round + "\n" + submitter_dir.native();
+  const std::string key = round + "\n" + submitter_dir.text();
   std::shared_ptr<TreeSlot> slot;
   {
     std::lock_guard lock(cache_->mutex);
@@ -129,7 +129,7 @@ const InferenceData::SubmissionTree& InferenceData::tree_of(const fs::path& subm
   if (!slot->walked) {
     SubmissionTree tree;
     auto checks = std::make_shared<std::vector<ValidityCheck>>(
-        judge_submission_tree(submitter_dir, submission, round, &tree.drops_rows, &tree.listings, listed));
+        judge_submission_tree(submitter_dir.path(), submission, round, &tree.drops_rows, &tree.listings, listed));
     for (std::size_t k = 0; k < checks->size(); ++k) {
       if ((*checks)[k].passed) continue;
       tree.any_failed = true;
@@ -142,23 +142,23 @@ const InferenceData::SubmissionTree& InferenceData::tree_of(const fs::path& subm
   return slot->tree;
 }
 
-const std::vector<ValidityCheck>& InferenceData::system_checks_of(const fs::path& system_json,
+const std::vector<ValidityCheck>& InferenceData::system_checks_of(PathRef system_json,
                                                                   const std::string& round,
                                                                   const std::string& division) const {
   return system_judgment_of(system_json, round, division).checks;
 }
 
-const InferenceData::SystemJudgment& InferenceData::system_judgment_of(const fs::path& system_json,
+const InferenceData::SystemJudgment& InferenceData::system_judgment_of(PathRef system_json,
                                                                        const std::string& round,
                                                                        const std::string& division) const {
-  const std::string key = round + "\n" + division + "\n" + system_json.native();
+  const std::string key = round + "\n" + division + "\n" + system_json.text();
   {
     std::lock_guard lock(cache_->mutex);
     if (auto it = cache_->system_checks.find(key); it != cache_->system_checks.end()) return it->second;
   }
   // Judged outside the lock, as system_of reads; a judgment that throws is not kept.
   SystemJudgment judged;
-  judged.checks = judge_system_description(system_json, submission, round, division);
+  judged.checks = judge_system_description(system_json.path(), submission, round, division);
   auto shared = std::make_shared<std::vector<ValidityCheck>>();
   for (const auto& c : judged.checks) {
     if (c.name == "network_mode") continue;  // judged with the run (add_network_mode_check)
@@ -172,32 +172,33 @@ const InferenceData::SystemJudgment& InferenceData::system_judgment_of(const fs:
   return cache_->system_checks.emplace(key, std::move(judged)).first->second;
 }
 
-std::string InferenceData::mapped_model_of(const fs::path& scenario_dir, const std::string& model) const {
-  const fs::path org = submitter_of_scenario(scenario_dir);
+std::string InferenceData::mapped_model_of(PathRef scenario_dir, const std::string& model) const {
+  // <division>/<org>/results/<system>/<model>/<scenario>: submitter_of_scenario, as text.
+  const std::string org = path_ancestor_text(scenario_dir.text(), 4);
   const std::map<std::string, std::string>* mapping = nullptr;
   {
     std::lock_guard lock(cache_->mutex);
-    if (auto it = cache_->model_mappings.find(org.native()); it != cache_->model_mappings.end()) mapping = &it->second;
+    if (auto it = cache_->model_mappings.find(org); it != cache_->model_mappings.end()) mapping = &it->second;
   }
   if (!mapping) {
     std::map<std::string, std::string> read = read_model_mapping(org);
     std::lock_guard lock(cache_->mutex);
-    mapping = &cache_->model_mappings.emplace(org.native(), std::move(read)).first->second;
+    mapping = &cache_->model_mappings.emplace(org, std::move(read)).first->second;
   }
   auto it = mapping->find(model);
   return it == mapping->end() ? model : it->second;
 }
 
-const std::set<std::string>& InferenceData::scenario_folders_of(const fs::path& model_dir) const {
+const std::set<std::string>& InferenceData::scenario_folders_of(PathRef model_dir) const {
   {
     std::lock_guard lock(cache_->mutex);
-    if (auto it = cache_->scenario_folders.find(model_dir.native()); it != cache_->scenario_folders.end()) {
+    if (auto it = cache_->scenario_folders.find(model_dir.text()); it != cache_->scenario_folders.end()) {
       return it->second;
     }
   }
   std::set<std::string> folders = folders_in(model_dir);
   std::lock_guard lock(cache_->mutex);
-  return cache_->scenario_folders.emplace(model_dir.native(), std::move(folders)).first->second;
+  return cache_->scenario_folders.emplace(model_dir.text(), std::move(folders)).first->second;
 }
 
 std::string InferenceData::accelerator_of(const fs::path& system_description) const {
@@ -452,9 +453,9 @@ void use_tree_listings(const BenchmarkDir& dir, const fs::path& scenario_dir, co
                        const std::string& round, const InferenceData& inf, std::optional<FolderListings::Use>& use) {
   const LoadgenRun& run = *dir.loadgen;
   if (run.bare || out.division.empty() || !inf.submission.rounds.count(round)) return;
-  const fs::path submitter_dir = path_ancestor(scenario_dir, 4);
+  const std::string submitter_dir = path_ancestor_text(scenario_dir.native(), 4);
   const InferenceData::SubmissionTree& tree = inf.tree_of(submitter_dir, round, dir.submitter_listings.get());
-  std::vector<fs::path> tops{submitter_dir};
+  std::vector<fs::path> tops{fs::path(submitter_dir)};
   if (!run.scenario_dir.filename().empty()) tops.push_back(path_ancestor(run.scenario_dir, 4));
   use.emplace(&tree.listings, std::move(tops));
 }
@@ -478,12 +479,13 @@ void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const
   }
   const RoundSubmissionRules& rules = rr->second;
   const bool package = !rules.exceptions_stop_checker;  // v6.x: each check's failure invalidates the rows
-  const fs::path model_dir = path_ancestor(scenario_dir, 1);
-  const fs::path system_dir = path_ancestor(scenario_dir, 2);
-  const fs::path submitter_dir = path_ancestor(scenario_dir, 4);
-  const std::string system = system_dir.filename().string();
-  const std::string model_folder = model_dir.filename().string();
-  const std::string scenario_folder = scenario_dir.filename().string();
+  // The folders above as text: <submitter>/results/<system>/<model>/<scenario>.
+  const std::string model_dir = path_ancestor_text(scenario_dir.native(), 1);
+  const std::string system_dir = path_ancestor_text(model_dir, 1);
+  const std::string submitter_dir = path_ancestor_text(system_dir, 2);
+  const std::string system = path_filename(system_dir);
+  const std::string model_folder = path_filename(model_dir);
+  const std::string scenario_folder = path_filename(scenario_dir.native());
 
   SubmissionChecks& checks = result.submission_checks;
   auto add = [&](ValidityCheck c, bool drops_row) {
@@ -500,7 +502,7 @@ void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const
   if (tree.any_failed) result.submission_valid = false;
 
   const InferenceData::SystemJudgment& judged_system =
-      inf.system_judgment_of(submitter_dir / "systems" / (system + ".json"), result.round, out.division);
+      inf.system_judgment_of(path_join(path_join(submitter_dir, "systems"), system + ".json"), result.round, out.division);
   checks.append_shared(judged_system.shared);
   // Script: the system is skipped; package: its rows are invalid.
   if (judged_system.any_failed) result.valid = result.submission_valid = false;
@@ -529,7 +531,7 @@ void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const
       drops = false;  // only the unknown scenario's own row is dropped
       for (const auto& s : c.value) drops = drops || (s.is_string() && mapped_scenario(s.get<std::string>()) == this_scenario);
     }
-    if (c.file.empty()) c.file = model_dir.string();
+    if (c.file.empty()) c.file = model_dir;
     add(std::move(c), drops);
   }
 }

@@ -468,7 +468,7 @@ std::vector<ValidityCheck> judge_system_description(const fs::path& system_json,
 // ---------------------------------------------------------------------------------------------
 // Measurements: check_measurement_dir (script); MeasurementsCheck (package).
 
-std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, const std::string& system,
+std::vector<ValidityCheck> judge_measurements(PathRef submitter_dir, const std::string& system,
                                               const std::string& model_folder, const std::string& scenario,
                                               const SubmissionRules& rules, const std::string& round) {
   const RoundSubmissionRules& r = rules.at(round);
@@ -479,19 +479,21 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
     t = replace_all(std::move(t), "{benchmark}", model_folder);
     return replace_all(std::move(t), "{scenario}", scenario);
   };
-  const fs::path dir = submitter_dir / fill(m.dir);
+  // Paths are joined as text (path_join), as operator/ joins relative names: no
+  // std::filesystem::path is built for them.
+  const std::string dir = path_join(submitter_dir.text(), fill(m.dir));
   // Folders and files of the submitter's tree are looked up in its listings where the tree
   // walk made them (folder_listing.h), not stat-ed again.
   if (!listed_is_directory(dir)) {
     const bool exists = listed_exists(dir);
     out.push_back(fail("measurements_dir", nullptr, fill(m.dir), 0,
-                       exists ? fmt::format("{}: not a folder; {}", dir.string(), stops(r, "NotADirectoryError"))
-                              : fmt::format("{}: no measurements folder{}", dir.string(),
+                       exists ? fmt::format("{}: not a folder; {}", dir, stops(r, "NotADirectoryError"))
+                              : fmt::format("{}: no measurements folder{}", dir,
                                             r.exceptions_stop_checker ? " (check_results_dir: \"no measurement_dir\")" : "")));
-    set_file(out.back(), dir.string());
+    set_file(out.back(), dir);
     return out;
   }
-  out.push_back(pass("measurements_dir", dir.string(), fill(m.dir)));
+  out.push_back(pass("measurements_dir", dir, fill(m.dir)));
 
   // The files directly in the folder, in name order (os.path.isfile follows links).
   const std::vector<std::string> files = regular_files_in(dir);
@@ -500,9 +502,9 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
   {
     bool endpoints = false;
     if (m.user_conf_optional_for_endpoints) {
-      const fs::path results = submitter_dir / "results" / system / model_folder / scenario;
-      endpoints = !listed_exists(results / "performance/run_1/mlperf_log_detail.txt") &&
-                  !listed_exists(results / "accuracy/mlperf_log_detail.txt");
+      const std::string results = path_join(path_join(path_join(path_join(submitter_dir.text(), "results"), system), model_folder), scenario);
+      endpoints = !listed_exists(path_join(results, "performance/run_1/mlperf_log_detail.txt")) &&
+                  !listed_exists(path_join(results, "accuracy/mlperf_log_detail.txt"));
     }
     std::vector<std::string> problems, required;
     for (const auto& f : m.required_files) {
@@ -510,12 +512,12 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
       required.push_back(f);
       if (!contains(files, f)) {
         problems.push_back(f + " missing");
-      } else if (listed_file_size(dir / f) == std::optional<std::uintmax_t>(0)) {
+      } else if (listed_file_size(path_join(dir, f)) == std::optional<std::uintmax_t>(0)) {
         problems.push_back(f + " empty");
       }
     }
     out.push_back(verdict(problems.empty(), "measurements_files", problems, required, 0,
-                          fmt::format("{}: {}", dir.string(), join(problems, "; "))));
+                          fmt::format("{}: {}", dir, join(problems, "; "))));
   }
 
   // measurements_json: the searched <system>*.json or the fixed name.
@@ -534,15 +536,15 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
   } else if (contains(files, m.json)) {
     chosen = m.json;
   }
-  const fs::path json_file = dir / chosen;
+  const std::string json_file = path_join(dir, chosen);
   json j;
   std::string text, parse_error;
   if (chosen.empty()) {
     out.push_back(
         fail("measurements_json", nullptr, searched ? system + "*.json" : m.json, 0,
-             searched ? fmt::format("{}: no {}*.json (check_measurement_dir: \"is missing {}*.json\"){}", dir.string(), system,
+             searched ? fmt::format("{}: no {}*.json (check_measurement_dir: \"is missing {}*.json\"){}", dir, system,
                                     system, m.missing_json_stops_checker ? "; the checker stops (UnboundLocalError)" : "")
-                      : fmt::format("{}: no {}", dir.string(), m.json)));
+                      : fmt::format("{}: no {}", dir, m.json)));
   } else {
     bool ok = false;
     text = read_text(json_file, ok);
@@ -550,13 +552,13 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
     if (!ok) parse_error = "cannot be read";
     if (!parse_error.empty()) {
       out.push_back(fail("measurements_json", chosen, searched ? system + "*.json" : m.json, 0,
-                         fmt::format("{}: not JSON: {}; the checker stops", json_file.string(), parse_error)));
+                         fmt::format("{}: not JSON: {}; the checker stops", json_file, parse_error)));
     } else {
       out.push_back(
           pass("measurements_json", chosen, searched ? system + "*.json" : m.json, 0,
                candidates.size() > 1
                    ? fmt::format("{}: {} candidates ({}); the checker takes the first os.listdir yields, judged here: {}",
-                                 dir.string(), candidates.size(), join(candidates), chosen)
+                                 dir, candidates.size(), join(candidates), chosen)
                    : std::string()));
     }
   }
@@ -575,7 +577,7 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
     std::vector<std::string> problems;
     for (const auto& k : missing) problems.push_back(k + " missing");
     for (const auto& k : empty) problems.push_back(k + " empty");
-    std::string why = fmt::format("{}: {}", json_file.string(), object ? join(problems, "; ") : std::string("not a JSON object"));
+    std::string why = fmt::format("{}: {}", json_file, object ? join(problems, "; ") : std::string("not a JSON object"));
     if (m.weight_data_types_read && contains(missing, "weight_data_types")) {
       why += "; check_measurement_dir reads weight_data_types first: the checker stops (KeyError)";
     }
@@ -590,7 +592,7 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
       const std::size_t begin = std::min(system.size() + 1, chosen.size());
       const std::size_t stop = chosen.size() - std::min(suffix, chosen.size());
       const std::string impl = stop > begin ? chosen.substr(begin, stop - begin) : std::string();
-      const std::string root = submitter_dir.string();
+      const std::string root = submitter_dir.text();
       std::string code_dir = py_join(py_join(root, "code"), model_folder);
       std::string redirect;
       if (listed_is_regular_file(code_dir)) {
@@ -609,10 +611,10 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
                       redirect.empty() ? std::string() : fmt::format(" (code/{} redirects to {})", model_folder, redirect))));
     }
   } else {
-    const fs::path code_dir = submitter_dir / fill(m.code);
+    const std::string code_dir = path_join(submitter_dir.text(), fill(m.code));
     out.push_back(verdict(
-        listed_exists(code_dir), "code_dir", code_dir.string(), "exists", 0,
-        fmt::format("{}: the source folder does not exist (MeasurementsCheck.directory_exist_check)", code_dir.string())));
+        listed_exists(code_dir), "code_dir", code_dir, "exists", 0,
+        fmt::format("{}: the source folder does not exist (MeasurementsCheck.directory_exist_check)", code_dir)));
   }
 
   // equal_issue_conf (v4.1): the .conf files may declare equal-issue mode.
@@ -625,7 +627,7 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
     for (const auto& conf : m.equal_issue_conf_files) {
       if (!contains(files, conf) || !crash.empty()) continue;
       bool ok = false;
-      std::string content = replace_all(replace_all(read_text(dir / conf, ok), "\r\n", "\n"), "\r", "\n");
+      std::string content = replace_all(replace_all(read_text(path_join(dir, conf), ok), "\r\n", "\n"), "\r", "\n");
       std::uint64_t number = 0;
       for (const std::string& raw : split(content, '\n')) {
         ++number;
@@ -634,27 +636,27 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
         const auto kv = split(line, '=');
         if (kv.size() != 2) {
           crash = fmt::format("{}:{}: \"{}\" does not split into key=value; the checker stops (ValueError)",
-                              (dir / conf).string(), number, raw);
-          set_by = fmt::format("{}:{}", (dir / conf).string(), number);
+                              path_join(dir, conf), number, raw);
+          set_by = fmt::format("{}:{}", path_join(dir, conf), number);
           break;
         }
         const auto key = split(kv[0], '.');
         if (key.size() != 3) {
           crash = fmt::format("{}:{}: key \"{}\" is not model.scenario.key; the checker stops (ValueError)",
-                              (dir / conf).string(), number, kv[0]);
-          set_by = fmt::format("{}:{}", (dir / conf).string(), number);
+                              path_join(dir, conf), number, kv[0]);
+          set_by = fmt::format("{}:{}", path_join(dir, conf), number);
           break;
         }
         if (key[2] == "sample_concatenate_permutation" && (key[0] == ref || key[0] == "*") &&
             (key[1] == scenario || key[1] == "*") && !kv[1].empty() &&
             std::all_of(kv[1].begin(), kv[1].end(), [](unsigned char c) { return std::isdigit(c); })) {
           used = std::strtoull(kv[1].c_str(), nullptr, 10) == 1;
-          set_by = fmt::format("{}:{}", (dir / conf).string(), number);
+          set_by = fmt::format("{}:{}", path_join(dir, conf), number);
           break;
         }
       }
     }
-    conf_file = set_by.empty() ? dir.string() : set_by.substr(0, set_by.rfind(':'));
+    conf_file = set_by.empty() ? dir : set_by.substr(0, set_by.rfind(':'));
     if (!crash.empty()) {
       out.push_back(fail("equal_issue_conf", nullptr, "sample_concatenate_permutation = 1", 0, crash));
     } else {
@@ -663,18 +665,18 @@ std::vector<ValidityCheck> judge_measurements(const fs::path& submitter_dir, con
           used ? fmt::format("{} declares equal-issue mode: check_results_dir accepts the run even if its log lacks it", set_by)
                : fmt::format("{}: no .conf declares equal-issue mode for {} {}: the run's log must show it "
                              "(check_performance_dir)",
-                             dir.string(), ref, scenario)));
+                             dir, ref, scenario)));
     }
   }
   for (auto& c : out) {
     if (c.name == "measurements_json" || c.name == "measurements_json_fields") {
-      set_file(c, chosen.empty() ? dir.string() : json_file.string());
+      set_file(c, chosen.empty() ? dir : json_file);
     } else if (c.name == "code_dir") {
       set_file(c, c.value.get<std::string>());
     } else if (c.name == "equal_issue_conf") {
       set_file(c, conf_file);
     } else {
-      set_file(c, dir.string());
+      set_file(c, dir);
     }
   }
   return out;

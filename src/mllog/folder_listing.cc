@@ -117,15 +117,15 @@ bool read_folder(const char* folder, std::vector<FolderEntry>& entries, std::err
 
 }  // namespace
 
-bool list_folder(const std::filesystem::path& folder, std::vector<FolderEntry>& entries, std::error_code& error) {
+bool list_folder(PathRef folder, std::vector<FolderEntry>& entries, std::error_code& error) {
   error.clear();
   if (use_in_effect != nullptr) {
-    if (const std::vector<FolderEntry>* known = use_in_effect->find(folder)) {
+    if (const std::vector<FolderEntry>* known = use_in_effect->find_text(folder.text())) {
       entries.insert(entries.end(), known->begin(), known->end());
       return true;
     }
   }
-  return read_folder(folder.c_str(), entries, error, false);
+  return read_folder(folder.text().c_str(), entries, error, false);
 }
 
 bool list_folder_with_sizes(const std::string& folder, std::vector<FolderEntry>& entries, std::error_code& error) {
@@ -174,9 +174,9 @@ Listed look_up(std::string_view text) {
 
 // A path ending in separators names a folder (or a link to one) only: the listed type of the
 // path without them, where its folder's listing is kept (`held` false otherwise).
-bool listed_folder_with_separator(const std::filesystem::path& path, bool& held) {
+bool listed_folder_with_separator(PathRef path, bool& held) {
   held = false;
-  std::string_view text = path.native();
+  std::string_view text = path.text();
   if (!text.ends_with('/')) return false;
   while (text.size() > 1 && text.back() == '/') text.remove_suffix(1);
   if (text.ends_with('/')) return false;  // the root
@@ -187,13 +187,13 @@ bool listed_folder_with_separator(const std::filesystem::path& path, bool& held)
 
 }  // namespace
 
-bool listed_exists(const std::filesystem::path& path) {
+bool listed_exists(PathRef path) {
   bool held = false;
   if (const bool folder = listed_folder_with_separator(path, held); held) return folder;
-  const Listed l = look_up(path.native());
+  const Listed l = look_up(path.text());
   if (!l.held) {
     std::error_code ec;
-    return std::filesystem::exists(path, ec);
+    return std::filesystem::exists(path.path(), ec);
   }
   return l.type() != 0;
 }
@@ -203,18 +203,18 @@ namespace {
 // Whether `path` is of `type` (links followed): from the kept listing of its folder, else
 // what `on_disk` (a std::filesystem query) answers.
 template <class OnDisk>
-bool listed_type_is(const std::filesystem::path& path, mode_t type, OnDisk on_disk) {
-  const Listed l = look_up(path.native());
+bool listed_type_is(PathRef path, mode_t type, OnDisk on_disk) {
+  const Listed l = look_up(path.text());
   if (!l.held) {
     std::error_code ec;
-    return on_disk(path, ec);
+    return on_disk(path.path(), ec);
   }
   return l.type() == type;
 }
 
 }  // namespace
 
-bool listed_is_directory(const std::filesystem::path& path) {
+bool listed_is_directory(PathRef path) {
   bool held = false;
   if (const bool folder = listed_folder_with_separator(path, held); held) return folder;
   return listed_type_is(path, S_IFDIR, [](const std::filesystem::path& p, std::error_code& ec) {
@@ -222,49 +222,63 @@ bool listed_is_directory(const std::filesystem::path& path) {
   });
 }
 
-bool listed_is_regular_file(const std::filesystem::path& path) {
+bool listed_is_regular_file(PathRef path) {
   return listed_type_is(path, S_IFREG, [](const std::filesystem::path& p, std::error_code& ec) {
     return std::filesystem::is_regular_file(p, ec);
   });
 }
 
-std::optional<std::uintmax_t> listed_file_size(const std::filesystem::path& path) {
-  const Listed l = look_up(path.native());
+std::optional<std::uintmax_t> listed_file_size(PathRef path) {
+  const Listed l = look_up(path.text());
   if (l.held) {
     if (l.entry == nullptr) return std::nullopt;
     if (l.entry->size >= 0) return static_cast<std::uintmax_t>(l.entry->size);
     if (l.type() != S_IFREG) return std::nullopt;  // else listed without sizes: a stat
   }
   std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  const std::uintmax_t size = std::filesystem::file_size(path.path(), ec);
   if (ec) return std::nullopt;
   return size;
 }
 
-bool listed_absent(const std::filesystem::path& path) noexcept {
-  const Listed l = look_up(path.native());
+bool listed_absent(PathRef path) noexcept {
+  const Listed l = look_up(path.text());
   return l.held && l.entry == nullptr;
 }
 
-std::set<std::string> folders_in(const std::filesystem::path& folder) {
-  std::set<std::string> out;
+namespace {
+
+// Calls `each(entry)` for every entry of `folder` as list_folder gives them: from the kept
+// listing in place where there is one (no copy of its names), else listed anew.
+template <class Each>
+void for_each_listed(const std::string& folder, Each each) {
+  if (use_in_effect != nullptr) {
+    if (const std::vector<FolderEntry>* known = use_in_effect->find_text(folder)) {
+      for (const auto& e : *known) each(e);
+      return;
+    }
+  }
   std::vector<FolderEntry> entries;
   std::error_code error;
-  list_folder(folder, entries, error);
-  for (auto& e : entries) {
-    if (e.is_directory(folder)) out.insert(std::move(e.name));
-  }
+  read_folder(folder.c_str(), entries, error, false);
+  for (const auto& e : entries) each(e);
+}
+
+}  // namespace
+
+std::set<std::string> folders_in(PathRef folder) {
+  std::set<std::string> out;
+  for_each_listed(folder.text(), [&](const FolderEntry& e) {
+    if (e.is_directory(folder.text())) out.insert(e.name);
+  });
   return out;
 }
 
-std::vector<std::string> regular_files_in(const std::filesystem::path& folder) {
+std::vector<std::string> regular_files_in(PathRef folder) {
   std::vector<std::string> out;
-  std::vector<FolderEntry> entries;
-  std::error_code error;
-  list_folder(folder, entries, error);
-  for (auto& e : entries) {
-    if (e.is_regular_file(folder)) out.push_back(std::move(e.name));
-  }
+  for_each_listed(folder.text(), [&](const FolderEntry& e) {
+    if (e.is_regular_file(folder.text())) out.push_back(e.name);
+  });
   std::sort(out.begin(), out.end());
   return out;
 }

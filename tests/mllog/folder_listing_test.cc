@@ -171,7 +171,17 @@ TEST(FolderListing, ListedQueriesReadTheKeptListingElseTheDisk) {
       const fs::path slash = p / "";
       EXPECT_EQ(listed_exists(slash), fs::exists(slash, ec)) << where << " " << name << "/";
       EXPECT_EQ(listed_is_directory(slash), fs::is_directory(slash, ec)) << where << " " << name << "/";
+      // The path's text (PathRef of a std::string) is answered as the path is.
+      const std::string text = p.native();
+      EXPECT_EQ(listed_exists(text), listed_exists(p)) << where << " " << name << " as text";
+      EXPECT_EQ(listed_is_directory(text), listed_is_directory(p)) << where << " " << name << " as text";
+      EXPECT_EQ(listed_is_regular_file(text), listed_is_regular_file(p)) << where << " " << name << " as text";
+      EXPECT_EQ(listed_file_size(text), listed_file_size(p)) << where << " " << name << " as text";
+      EXPECT_EQ(listed_absent(text), listed_absent(p)) << where << " " << name << " as text";
+      EXPECT_EQ(listed_exists(slash.native()), fs::exists(slash, ec)) << where << " " << name << "/ as text";
     }
+    EXPECT_EQ(folders_in(dir.native()), (std::set<std::string>{"folder", "link_to_folder"})) << where;
+    EXPECT_EQ(regular_files_in(dir.native()), (std::vector<std::string>{"file.txt", "link_to_file"})) << where;
   };
   same_as_disk("no listing in use");
   std::vector<FolderEntry> entries;

@@ -31,6 +31,30 @@ TEST(PathText, AncestorIsParentPathAppliedThatOften) {
   }
 }
 
+TEST(PathText, AncestorTextAndFilenameAreThePathsOwn) {
+  for (const auto& text : spellings()) {
+    fs::path want = text;
+    EXPECT_EQ(path_filename(text), fs::path(text).filename().native()) << "'" << text << "'";
+    for (unsigned levels = 0; levels <= 7; ++levels) {
+      const std::string got = path_ancestor_text(text, levels);
+      EXPECT_EQ(got, want.native()) << "'" << text << "' up " << levels;
+      EXPECT_EQ(path_filename(got), want.filename().native()) << "'" << text << "' up " << levels;
+      want = want.parent_path();
+    }
+  }
+}
+
+// A PathRef reads the text it was given, from a path or a string, without a copy.
+TEST(PathText, PathRefIsTheTextOfAPathOrString) {
+  const fs::path path = "/closed/AMD/results";
+  const std::string text = "/closed/AMD/systems/x.json";
+  EXPECT_EQ(&PathRef(path).text(), &path.native());
+  EXPECT_EQ(&PathRef(text).text(), &text);
+  EXPECT_EQ(PathRef(text).path(), fs::path(text));
+  EXPECT_EQ(folder_name_above(text), "systems");
+  EXPECT_EQ(folder_name_above(path), "AMD");
+}
+
 TEST(PathText, JoinIsTheSlashOperatorForOneName) {
   for (const auto& folder : spellings()) {
     for (const std::string name : {"x", "file.txt", "a b", ".hidden"}) {

@@ -19,6 +19,7 @@
 #include "mlperf/inference/result.h"
 #include "mlperf/inference/submission.h"
 #include "mlperf/mllog/discovery.h"
+#include "mlperf/mllog/path_text.h"
 #include "mlperf/mllog/system_description.h"
 #include "mlperf/training/data_context.h"
 #include "mlperf/training/score.h"
@@ -70,14 +71,14 @@ struct InferenceData {
     /// folders' own checks (FolderListings::Use) instead of listing the folders anew.
     FolderListings listings;
   };
-  const SubmissionTree& tree_of(const std::filesystem::path& submitter_dir, const std::string& round,
+  const SubmissionTree& tree_of(PathRef submitter_dir, const std::string& round,
                                 const FolderListings* listed = nullptr) const;
 
   /// judge_system_description of a system description under (`round`, `division`), judged
   /// once per file, round and division and kept as long as this InferenceData (every scenario
   /// folder of a system is judged against the same file). Thread-safe; throws as
   /// judge_system_description (std::invalid_argument for a round without submission rules).
-  const std::vector<ValidityCheck>& system_checks_of(const std::filesystem::path& system_json, const std::string& round,
+  const std::vector<ValidityCheck>& system_checks_of(PathRef system_json, const std::string& round,
                                                      const std::string& division) const;
 
   /// system_checks_of's checks as a scenario folder's submission checks take them: all but
@@ -90,17 +91,17 @@ struct InferenceData {
     std::string system_type;               ///< system_type's value when a string, else ""
   };
   /// The same judgment as system_checks_of, with the shared part. Thread-safe; throws as it.
-  const SystemJudgment& system_judgment_of(const std::filesystem::path& system_json, const std::string& round,
+  const SystemJudgment& system_judgment_of(PathRef system_json, const std::string& round,
                                            const std::string& division) const;
 
   /// mapped_model (accuracy.h) with `<division>/<org>/model_mapping.json` read once per
   /// submitter folder. Thread-safe; never throws except std::bad_alloc.
-  std::string mapped_model_of(const std::filesystem::path& scenario_dir, const std::string& model) const;
+  std::string mapped_model_of(PathRef scenario_dir, const std::string& model) const;
 
   /// The names of the folders in `model_dir` (a scenario folder's parent), listed once per
   /// folder (required scenarios are judged from them for each of its scenario folders).
   /// Thread-safe; a folder that cannot be listed gives the names read before the error.
-  const std::set<std::string>& scenario_folders_of(const std::filesystem::path& model_dir) const;
+  const std::set<std::string>& scenario_folders_of(PathRef model_dir) const;
 
   /// The figure for (round, model, scenario) on `system`, else the first on `platform`; nullptr.
   const PublishedFigure* find(const std::string& round, const std::string& model, const std::string& scenario,

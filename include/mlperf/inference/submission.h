@@ -25,6 +25,7 @@
 
 #include "mlperf/inference/result.h"
 #include "mlperf/mllog/folder_listing.h"
+#include "mlperf/mllog/path_text.h"
 
 namespace mlperf::inference {
 
@@ -210,7 +211,7 @@ std::vector<ValidityCheck> judge_system_description(const std::filesystem::path&
 /// Consequence: any failure makes the scenario's row invalid (results[perf_path] = None): not
 /// published, the submission fails. Never throws for the folder's content; throws
 /// std::invalid_argument for an unknown round.
-std::vector<ValidityCheck> judge_measurements(const std::filesystem::path& submitter_dir, const std::string& system,
+std::vector<ValidityCheck> judge_measurements(PathRef submitter_dir, const std::string& system,
                                               const std::string& model_folder, const std::string& scenario,
                                               const SubmissionRules& rules, const std::string& round);
 

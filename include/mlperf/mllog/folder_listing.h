@@ -4,6 +4,8 @@
 // folder (fdopendir's fcntl twice and fstat); the inference stage lists every folder of a
 // submission, 12,000 on the v5.1 round.
 
+#include "mlperf/mllog/path_text.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -94,7 +96,7 @@ class FolderListings {
 /// thread where they hold it. Returns false with `error` set when the folder cannot be
 /// opened or read; `entries` then holds what was read before the error. Never throws except
 /// std::bad_alloc.
-bool list_folder(const std::filesystem::path& folder, std::vector<FolderEntry>& entries, std::error_code& error);
+bool list_folder(PathRef folder, std::vector<FolderEntry>& entries, std::error_code& error);
 
 /// As list_folder, with each regular file's size (FolderEntry::size), taken with one fstatat
 /// relative to the open folder rather than a look-up of its whole path. Always lists anew.
@@ -112,24 +114,24 @@ inline bool list_folder_with_sizes(const std::filesystem::path& folder, std::vec
 /// followed), as the kernel reads it. Elsewhere (no listing kept, "." or "..") the path
 /// itself is stat-ed.
 /// Errors read as false. Never throws except std::bad_alloc.
-bool listed_exists(const std::filesystem::path& path);
-bool listed_is_directory(const std::filesystem::path& path);
-bool listed_is_regular_file(const std::filesystem::path& path);
-std::optional<std::uintmax_t> listed_file_size(const std::filesystem::path& path);
+bool listed_exists(PathRef path);
+bool listed_is_directory(PathRef path);
+bool listed_is_regular_file(PathRef path);
+std::optional<std::uintmax_t> listed_file_size(PathRef path);
 
 /// Whether the FolderListings in use on this thread keep the listing of the folder holding
 /// `path` and it has no entry of that name: the file is known to be absent without a system
 /// call (an optional file, opened where present, costs a failed open otherwise). False where
 /// no such listing is kept. Never throws.
-bool listed_absent(const std::filesystem::path& path) noexcept;
+bool listed_absent(PathRef path) noexcept;
 
 /// The names of the folders in `folder` (links to folders counted, as os.path.isdir does),
 /// sorted; those listed before an error when it cannot be read whole. Never throws except
 /// std::bad_alloc.
-std::set<std::string> folders_in(const std::filesystem::path& folder);
+std::set<std::string> folders_in(PathRef folder);
 
 /// The names of the regular files in `folder` (links to them counted, as os.path.isfile
 /// does), sorted; as folders_in for errors.
-std::vector<std::string> regular_files_in(const std::filesystem::path& folder);
+std::vector<std::string> regular_files_in(PathRef folder);
 
 }  // namespace mlperf

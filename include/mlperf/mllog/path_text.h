@@ -8,6 +8,23 @@
 
 namespace mlperf {
 
+/// A path as the look-ups of folder_listing.h take it: a std::filesystem::path or the
+/// std::string of its native text, read as that text. Lets a hot caller join paths as text
+/// (path_join) and build no std::filesystem::path (a heap list of components) for them. Holds
+/// a reference: pass it on within the call only.
+class PathRef {
+ public:
+  PathRef(const std::filesystem::path& path) : text_(path.native()) {}  // NOLINT: implicit by design
+  PathRef(const std::string& text) : text_(text) {}                    // NOLINT: implicit by design
+  /// The path's native text.
+  const std::string& text() const { return text_; }
+  /// The path as std::filesystem::path, for a query that needs one (a new object).
+  std::filesystem::path path() const { return std::filesystem::path(text_); }
+
+ private:
+  const std::string& text_;
+};
+
 /// The text after the last '/' of `path`, all of it when it has none: the last component of a
 /// normal path ("" for "/"), as std::filesystem::path::filename() gives it. A view into `path`.
 inline std::string_view path_name(std::string_view path) {
@@ -34,21 +51,32 @@ inline std::string path_join(std::string_view folder, std::string_view name) {
   return out;
 }
 
-/// `path` with parent_path() applied `levels` times. Where the text has no "//" and no
-/// trailing separator (other than the root "/" itself), cut as text, one path made for the
-/// result: each parent_path() of a long path splits and allocates all its components.
-/// Otherwise by parent_path() itself.
-inline std::filesystem::path path_ancestor(const std::filesystem::path& path, unsigned levels) {
-  const std::string& text = path.native();
+/// The text of `path` with parent_path() applied `levels` times. Where the text has no "//"
+/// and no trailing separator (other than the root "/" itself), cut as text; otherwise by
+/// parent_path() itself (each parent_path() of a long path splits and allocates all its
+/// components).
+inline std::string path_ancestor_text(const std::string& text, unsigned levels) {
   const bool plain = text.find("//") == std::string::npos && (text.size() <= 1 || text.back() != '/');
   if (!plain) {
-    std::filesystem::path p = path;
+    std::filesystem::path p = text;
     for (unsigned i = 0; i < levels; ++i) p = p.parent_path();
-    return p;
+    return p.native();
   }
   std::string_view p = text;
   for (unsigned i = 0; i < levels; ++i) p = path_parent(p);
-  return std::filesystem::path(std::string(p));
+  return std::string(p);
+}
+
+/// path_ancestor_text as a std::filesystem::path.
+inline std::filesystem::path path_ancestor(const std::filesystem::path& path, unsigned levels) {
+  return std::filesystem::path(path_ancestor_text(path.native(), levels));
+}
+
+/// What std::filesystem::path(text).filename() gives, as text: cut after the last '/' where
+/// the text has no "//" and no trailing separator, else by filename() itself.
+inline std::string path_filename(const std::string& text) {
+  if (text.find("//") == std::string::npos && (text.empty() || text.back() != '/')) return std::string(path_name(text));
+  return std::filesystem::path(text).filename().native();
 }
 
 /// The name of the folder holding `path` once lexically normal ("closed" for closed/AMD and
@@ -56,14 +84,14 @@ inline std::filesystem::path path_ancestor(const std::filesystem::path& path, un
 /// path.lexically_normal(), less a trailing separator, gives for parent_path().filename().
 /// A path without "." or ".." components or repeated separators is normal already and is cut
 /// as text; others are normalized first (which builds the path again, component by component).
-inline std::string folder_name_above(const std::filesystem::path& path) {
-  const std::string& text = path.native();
+inline std::string folder_name_above(PathRef path) {
+  const std::string& text = path.text();
   const bool normal = !text.empty() && text.find("//") == std::string::npos &&
                       text.find("/./") == std::string::npos && text.find("/../") == std::string::npos &&
                       !text.starts_with("./") && !text.starts_with("../") && !text.ends_with("/.") &&
                       !text.ends_with("/..") && text != "." && text != "..";
   if (!normal) {
-    std::filesystem::path p = path.lexically_normal();
+    std::filesystem::path p = path.path().lexically_normal();
     if (p.filename().empty()) p = p.parent_path();
     return p.parent_path().filename().string();
   }
