@@ -839,27 +839,30 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderLis
     };
     std::vector<std::string> children;
     // Each entry's type as the listing gives it: a stat only for a link (or an unknown type).
-    std::vector<FolderEntry> entries;
+    // A folder discovery listed is read in place; the listing read or made is then kept.
+    std::vector<FolderEntry> listed_now;
     const std::string& folder = dir.path;
     std::string below = dir.path.substr(top.native().size());
     const std::vector<FolderEntry>* known = listed ? listed->find(below) : nullptr;
-    bool whole = true;
-    if (known) {
-      entries = *known;
-    } else {
-      whole = list_folder_with_sizes(folder, entries, ec);
-    }
-    if (record && whole) record->add(std::move(below), entries);
-    for (auto& e : entries) {
+    const bool whole = known ? true : list_folder_with_sizes(folder, listed_now, ec);
+    const std::vector<FolderEntry>& entries = known ? *known : listed_now;
+    for (const auto& e : entries) {
       d.empty = false;
       const bool link = e.is_symlink(folder);
       const bool is_dir = e.is_directory(folder);  // os.walk lists a link to a folder among the folders
       if (is_dir && !link) {
-        children.push_back(std::move(e.name));
+        children.push_back(e.name);
       } else {
         std::string p = path_join(dir.path, e.name);
         std::string text = shown(p, e.name);
-        out.push_back({std::move(p), std::move(text), std::move(e.name), is_dir, link, false, e.size});
+        out.push_back({std::move(p), std::move(text), e.name, is_dir, link, false, e.size});
+      }
+    }
+    if (record && whole) {
+      if (known) {
+        record->add(std::move(below), *known);
+      } else {
+        record->add(std::move(below), std::move(listed_now));
       }
     }
     // Sibling paths compare as their names do. (Shown below this folder's shown path: before
