@@ -197,14 +197,46 @@ void JsonText::raw_key(const std::string& name) {
 // Printable ASCII without quote or backslash is written as it is (what nlohmann writes);
 // anything else goes through nlohmann's escaping. Returns whether `s` was plain ASCII.
 bool JsonText::append_string(const std::string& s) {
-  if (!plain_ascii(s)) {
+  if (plain_ascii(s)) {
+    out_.push_back('"');
+    out_.append(s.data(), s.size());
+    out_.push_back('"');
+    return true;
+  }
+  if (!is_valid_utf8(s)) {
+    // nlohmann's replacement of invalid sequences (U+FFFD) is its own: its serializer writes it.
     out_.append(nlohmann::json(s).dump(-1, ' ', false, kReplace));
     return false;
   }
-  out_.push_back('"');
-  out_.append(s.data(), s.size());
-  out_.push_back('"');
+  append_escaped_utf8(out_, s);
   return true;
+}
+
+void append_escaped_utf8(std::string& out, std::string_view s) {
+  out.push_back('"');
+  std::size_t run = 0;  // start of the bytes not yet copied
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out.append("\\\""); break;
+      case '\\': out.append("\\\\"); break;
+      case '\b': out.append("\\b"); break;
+      case '\f': out.append("\\f"); break;
+      case '\n': out.append("\\n"); break;
+      case '\r': out.append("\\r"); break;
+      case '\t': out.append("\\t"); break;
+      default: {
+        static constexpr char kHex[] = "0123456789abcdef";
+        const char escape[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xf]};
+        out.append(escape, sizeof escape);
+      }
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out.push_back('"');
 }
 
 void JsonText::open(char c) {

@@ -4,6 +4,7 @@
 
 #include "mlperf/report/json_text.h"
 #include "mlperf/report/exact_bytes.h"
+#include "mlperf/mllog/mllog.h"
 
 #include <cmath>
 #include <limits>
@@ -58,6 +59,70 @@ TEST(JsonTextWriter, NumbersAreWrittenAsNlohmannWritesThem) {
 }
 
 // Nesting, empty containers, escapes and the indent for text placed inside another document.
+// Escaped by hand, well-formed UTF-8 reads as nlohmann writes it: every byte below 0x80 in a
+// string, multi-byte characters of each length, and random strings of code points of every
+// length class.
+TEST(JsonTextWriter, Utf8StringsAreEscapedAsNlohmannEscapesThem) {
+  auto nlohmann_text = [](const std::string& s) { return nlohmann::json(s).dump(); };
+  auto ours = [](const std::string& s) {
+    std::string out = "x";  // appended to what is there
+    append_escaped_utf8(out, s);
+    return out.substr(1);
+  };
+  std::vector<std::string> samples = {"", "plain", "a\"b", "back\\slash", "line\nbreak\r\n\ttab", "\x7f del",
+                                      "caf\xc3\xa9 \xe2\x82\xac \xf0\x9d\x84\x9e", "\xef\xbf\xbd"};
+  for (int c = 0; c < 0x80; ++c) samples.push_back(std::string("<") + static_cast<char>(c) + ">");
+  std::uint32_t state = 12345;
+  auto next = [&] { return state = state * 1103515245u + 12345u; };
+  for (int n = 0; n < 500; ++n) {
+    std::string s;
+    for (int k = next() % 24; k > 0; --k) {
+      std::uint32_t cp = 0;
+      switch (next() % 4) {
+        case 0: cp = next() % 0x80; break;
+        case 1: cp = 0x80 + next() % (0x800 - 0x80); break;
+        case 2: cp = 0x800 + next() % (0x10000 - 0x800); if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xE000; break;
+        default: cp = 0x10000 + next() % (0x110000 - 0x10000); break;
+      }
+      if (cp < 0x80) {
+        s += static_cast<char>(cp);
+      } else if (cp < 0x800) {
+        s += static_cast<char>(0xC0 | (cp >> 6));
+        s += static_cast<char>(0x80 | (cp & 0x3F));
+      } else if (cp < 0x10000) {
+        s += static_cast<char>(0xE0 | (cp >> 12));
+        s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        s += static_cast<char>(0x80 | (cp & 0x3F));
+      } else {
+        s += static_cast<char>(0xF0 | (cp >> 18));
+        s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        s += static_cast<char>(0x80 | (cp & 0x3F));
+      }
+    }
+    samples.push_back(s);
+  }
+  for (const auto& s : samples) {
+    ASSERT_TRUE(is_valid_utf8(s));
+    EXPECT_EQ(ours(s), nlohmann_text(s)) << nlohmann_text(s);
+  }
+  // In a document: members and list items, with and without bytes to escape.
+  const nlohmann::json doc = {{"a", "tab\there"}, {"b", {"caf\xc3\xa9\n", "\x01", "plain"}}, {"c", "\xff bad"}};
+  std::string out;
+  JsonText j(out, 0);
+  j.begin_object();
+  j.key("a");
+  j.string(doc["a"].get<std::string>());
+  j.key("b");
+  j.strings(doc["b"].get<std::vector<std::string>>());
+  j.key("c");
+  j.string(doc["c"].get<std::string>());
+  j.end_object();
+  nlohmann::json want = doc;
+  add_exact_bytes(want);
+  EXPECT_EQ(out, dumped(want));
+}
+
 TEST(JsonTextWriter, LayoutIsDumpTwoAtAnyIndent) {
   for (const std::size_t indent : {0u, 4u}) {
     std::string text;

@@ -19,6 +19,12 @@
 
 namespace mlperf {
 
+/// Appends `utf8`, which must be well-formed UTF-8 (is_valid_utf8), as a JSON string the way
+/// nlohmann::json::dump writes it (ensure_ascii off): '"' and '\\' escaped, \b \f \n \r \t
+/// for those controls, \u00xx (lower-case hex) for the other bytes below 0x20, every other
+/// byte as it is. Throws only std::bad_alloc.
+void append_escaped_utf8(std::string& out, std::string_view utf8);
+
 /// Appends JSON text to a std::string in dump(2)'s layout: members one per line, indented two
 /// spaces a level, `"key": value`, commas at line ends; `indent` more spaces after every
 /// newline (for text placed inside another document). Strings, numbers and structured values
@@ -115,6 +121,8 @@ class JsonText {
     item();
     append_string(s);
   }
+  // Writes `s` as a JSON string; true when it is well-formed UTF-8 (written exactly, no
+  // "_bytes" sibling due), false when nlohmann's replacement of bad bytes was written.
   bool append_string(const std::string& s);
   void bytes_sibling_key();
   // Before an element: after a key, nothing; else a comma after the previous one and a new line.
