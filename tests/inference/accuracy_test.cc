@@ -221,6 +221,26 @@ TEST(Accuracy, AnUpperLimitExceededOrAMissingHashFails) {
   EXPECT_TRUE(check(no_hash, "ROUGE1")->passed);
 }
 
+// The hash line is the whole line hash=([\w\d]+): ASCII letters, digits and '_' after "hash=",
+// at least one; any other line is not the hash line.
+TEST(Accuracy, TheHashLineIsHashEqualsWordCharactersOnly) {
+  struct Case {
+    const char* line;
+    bool found;
+  };
+  for (const Case& c : {Case{"hash=ab_CD09", true}, Case{"hash=0", true}, Case{"hash=ab-cd", false},
+                        Case{"hash=", false}, Case{"hash=ab cd", false}, Case{"hash=caf\xc3\xa9", false},
+                        Case{"xhash=abc", false}}) {
+    TempDir dir;
+    AccuracyResult a = judge_accuracy(mutant(dir, kLlama / "Offline", "hash=[0-9a-f]+", c.line), rules().rounds.at("v5.1"),
+                                      "llama2-70b-99", "Offline", "closed");
+    const ValidityCheck* hash = check(a, "hash");
+    ASSERT_NE(hash, nullptr) << c.line;
+    EXPECT_EQ(hash->passed, c.found) << c.line;
+    if (c.found) EXPECT_EQ(hash->value, std::string(c.line).substr(5)) << c.line;
+  }
+}
+
 TEST(Accuracy, V41ShowsTheFirstTargetsValueAlone) {
   const fs::path dir = source_dir() /
                        "data/examples/inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9/"
