@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace mlperf {
@@ -74,8 +75,10 @@ TEST(JsonTextWriter, Utf8StringsAreEscapedAsNlohmannEscapesThem) {
   for (int c = 0; c < 0x80; ++c) samples.push_back(std::string("<") + static_cast<char>(c) + ">");
   std::uint32_t state = 12345;
   auto next = [&] { return state = state * 1103515245u + 12345u; };
+  // Random strings of code points of each UTF-8 length, encoded by nlohmann's parser from
+  // \u escapes (a surrogate pair above U+FFFF).
   for (int n = 0; n < 500; ++n) {
-    std::string s;
+    std::string escaped = "\"";
     for (int k = next() % 24; k > 0; --k) {
       std::uint32_t cp = 0;
       switch (next() % 4) {
@@ -84,23 +87,13 @@ TEST(JsonTextWriter, Utf8StringsAreEscapedAsNlohmannEscapesThem) {
         case 2: cp = 0x800 + next() % (0x10000 - 0x800); if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xE000; break;
         default: cp = 0x10000 + next() % (0x110000 - 0x10000); break;
       }
-      if (cp < 0x80) {
-        s += static_cast<char>(cp);
-      } else if (cp < 0x800) {
-        s += static_cast<char>(0xC0 | (cp >> 6));
-        s += static_cast<char>(0x80 | (cp & 0x3F));
-      } else if (cp < 0x10000) {
-        s += static_cast<char>(0xE0 | (cp >> 12));
-        s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        s += static_cast<char>(0x80 | (cp & 0x3F));
+      if (cp < 0x10000) {
+        escaped += fmt::format("\\u{:04x}", cp);
       } else {
-        s += static_cast<char>(0xF0 | (cp >> 18));
-        s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        s += static_cast<char>(0x80 | (cp & 0x3F));
+        escaped += fmt::format("\\u{:04x}\\u{:04x}", 0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + ((cp - 0x10000) & 0x3FF));
       }
     }
-    samples.push_back(s);
+    samples.push_back(nlohmann::json::parse(escaped + "\"").get<std::string>());
   }
   for (const auto& s : samples) {
     ASSERT_TRUE(is_valid_utf8(s));
