@@ -179,6 +179,10 @@ AccuracyResult judge_accuracy(const fs::path& accuracy_dir, const RoundAccuracyR
     auto p = rules.patterns.find(metric);
     return p == rules.patterns.end() ? nullptr : &p->second;
   };
+  // Each target's and limit's pattern, looked up once rather than on every line.
+  std::vector<const AccuracyPattern*> target_patterns, limit_patterns;
+  for (const auto& t : *targets) target_patterns.push_back(pattern_of(t.metric));
+  for (const auto& l : limits) limit_patterns.push_back(pattern_of(l.metric));
 
   std::vector<bool> seen(targets->size(), false);
   std::vector<std::uint64_t> failed_line(targets->size(), 0), limit_line(limits.size(), 0);
@@ -206,7 +210,7 @@ AccuracyResult judge_accuracy(const fs::path& accuracy_dir, const RoundAccuracyR
     }
     for (std::size_t i = 0; i < targets->size(); ++i) {
       const AccuracyBound& t = (*targets)[i];
-      std::optional<std::string> acc = capture(pattern_of(t.metric), line);
+      std::optional<std::string> acc = capture(target_patterns[i], line);
       if (!acc) continue;
       std::optional<double> v = python_float(*acc);
       if (!v) {
@@ -234,7 +238,7 @@ AccuracyResult judge_accuracy(const fs::path& accuracy_dir, const RoundAccuracyR
       }
     }
     for (std::size_t i = 0; i < limits.size(); ++i) {
-      std::optional<std::string> acc = capture(pattern_of(limits[i].metric), line);
+      std::optional<std::string> acc = capture(limit_patterns[i], line);
       if (!acc) continue;
       std::optional<double> v = python_float(*acc);
       if ((v && *v > limits[i].value) || !v) {
