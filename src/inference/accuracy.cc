@@ -424,8 +424,12 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
 struct AccuracyPattern::Compiled {
   std::once_flag once;
   std::optional<std::regex> regex;
-  std::optional<std::regex> rest;  // the split's R, where there is a split
-  std::string error;               // why it does not compile ("" when it does)
+  std::string error;  // why it does not compile ("" when it does)
+  // The split's R, where there is a split: all first_group runs of such a pattern, compiled
+  // on its own (compiling the whole expression too took as long again).
+  std::once_flag rest_once;
+  std::optional<std::regex> rest;
+  std::string rest_error;
 };
 
 AccuracyPattern::AccuracyPattern(std::string python_text, std::string ecmascript_text, std::string required_text)
@@ -440,7 +444,6 @@ const std::regex& AccuracyPattern::regex() const {
   std::call_once(c.once, [&] {
     try {
       c.regex.emplace(ecmascript);
-      if (split) c.rest.emplace(python_regex_to_ecmascript(split->rest));
     } catch (const std::regex_error& e) {
       c.regex.reset();
       c.error = e.what();
@@ -450,18 +453,33 @@ const std::regex& AccuracyPattern::regex() const {
   return *c.regex;
 }
 
+// The split's R, compiled once; throws as regex() when it does not compile.
+const std::regex& AccuracyPattern::rest_regex() const {
+  Compiled& c = *compiled_;
+  std::call_once(c.rest_once, [&] {
+    try {
+      c.rest.emplace(python_regex_to_ecmascript(split->rest));
+    } catch (const std::regex_error& e) {
+      c.rest.reset();
+      c.rest_error = e.what();
+    }
+  });
+  if (!c.rest) throw std::runtime_error(fmt::format("the accuracy pattern {} does not compile: {}", python, c.rest_error));
+  return *c.rest;
+}
+
 std::optional<std::string> AccuracyPattern::first_group(const std::string& line) const {
   if (!required.empty() && line.find(required) == std::string::npos) return std::nullopt;
   std::smatch m;
-  const std::regex& whole = regex();
   if (split) {
+    const std::regex& rest = rest_regex();
     // R where its text occurs, rightmost first: the first place it matches is the one the
     // whole pattern's `.*` stops at. That `.*` (ECMAScript's `.`) crosses no '\r' or '\n'.
     const std::string& prefix = split->prefix;
     const std::size_t limit = std::min(line.find_first_of("\r\n"), line.size());
     for (std::size_t at = line.rfind(prefix, limit);; at = line.rfind(prefix, at - 1)) {
       if (at == std::string::npos) return std::nullopt;
-      if (std::regex_search(line.cbegin() + static_cast<std::ptrdiff_t>(at), line.cend(), m, *compiled_->rest,
+      if (std::regex_search(line.cbegin() + static_cast<std::ptrdiff_t>(at), line.cend(), m, rest,
                             std::regex_constants::match_continuous)) {
         if (m.size() > 1 && m[1].matched) return m[1].str();
         return std::nullopt;
@@ -469,7 +487,7 @@ std::optional<std::string> AccuracyPattern::first_group(const std::string& line)
       if (at == 0) return std::nullopt;
     }
   }
-  if (std::regex_search(line, m, whole, std::regex_constants::match_continuous) && m.size() > 1 && m[1].matched) {
+  if (std::regex_search(line, m, regex(), std::regex_constants::match_continuous) && m.size() > 1 && m[1].matched) {
     return m[1].str();
   }
   return std::nullopt;

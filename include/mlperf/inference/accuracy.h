@@ -60,6 +60,7 @@ struct AccuracyPattern {
   std::optional<std::string> first_group(const std::string& line) const;
 
  private:
+  const std::regex& rest_regex() const;  // the split's R, compiled on its own
   struct Compiled;
   std::shared_ptr<Compiled> compiled_;  // shared by copies: compiled once for all
 };
