@@ -5,6 +5,7 @@
 #include "mlperf/inference/folder_files.h"
 #include "mlperf/inference/loadgen_log.h"
 #include "mlperf/mllog/folder_listing.h"
+#include "mlperf/mllog/line_reader.h"
 #include "mlperf/mllog/path_text.h"
 
 #include <algorithm>
@@ -160,8 +161,11 @@ AccuracyResult judge_accuracy(const fs::path& accuracy_dir, const RoundAccuracyR
   AccuracyResult out;
   const fs::path file = accuracy_dir / "accuracy.txt";
   const std::vector<AccuracyBound>* targets = rules.targets_of(model, scenario);
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
+  // Read whole (read_whole_file: no stream set up per file), then line by line as
+  // std::getline splits it.
+  bool read_failed = false;
+  const std::optional<std::string> text = read_whole_file(file, &read_failed);
+  if (!text) {
     out.checks.push_back({"accuracy_txt", false, nullptr, file.filename().string(), 0,
                           fmt::format("{} is missing (the submission checker requires the accuracy run)", file.string())});
     return out;
@@ -195,7 +199,11 @@ AccuracyResult judge_accuracy(const fs::path& accuracy_dir, const RoundAccuracyR
   auto capture = [](const AccuracyPattern* pattern, const std::string& text) -> std::optional<std::string> {
     return pattern ? pattern->first_group(text) : std::nullopt;
   };
-  while (std::getline(in, line)) {
+  for (std::size_t at = 0; at < text->size();) {
+    const std::size_t newline = text->find('\n', at);
+    const std::size_t end = newline == std::string::npos ? text->size() : newline;
+    line.assign(*text, at, end - at);
+    at = newline == std::string::npos ? text->size() : newline + 1;
     ++number;
     // Python reads lines with their newline; `.` and `$` treat it as the end of the line.
     while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.pop_back();
@@ -250,7 +258,7 @@ AccuracyResult judge_accuracy(const fs::path& accuracy_dir, const RoundAccuracyR
     }
     if (out.hash && std::all_of(seen.begin(), seen.end(), [](bool b) { return b; })) break;
   }
-  if (in.bad()) {
+  if (read_failed) {
     out.checks.push_back({"accuracy_txt", false, nullptr, nullptr, 0, fmt::format("{}: read error", file.string())});
     return out;
   }

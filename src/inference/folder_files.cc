@@ -2,11 +2,11 @@
 
 #include "mlperf/inference/folder_files.h"
 #include "mlperf/mllog/folder_listing.h"
+#include "mlperf/mllog/line_reader.h"
 
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
+#include <string_view>
 
 namespace mlperf::inference {
 
@@ -28,24 +28,19 @@ FilesDiff files_diff(const fs::path& dir, const std::vector<std::string>& requir
 }
 
 std::optional<std::vector<std::string>> read_text_lines(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  const std::string s = text.str();
+  // Read as `<< rdbuf()` of an ifstream read it: a file that opens but cannot be read (a
+  // folder) gives no lines.
+  const std::optional<std::string> text = read_whole_file(file);
+  if (!text) return std::nullopt;
+  const std::string_view s = *text;
   std::vector<std::string> lines;
-  std::string line;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\n' || s[i] == '\r') {
-      lines.push_back(line);
-      line.clear();
-      if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n') ++i;
-    } else {
-      line += s[i];
-    }
+  std::size_t start = 0;
+  for (std::size_t i = s.find_first_of("\r\n"); i != std::string_view::npos; i = s.find_first_of("\r\n", start)) {
+    lines.emplace_back(s.substr(start, i - start));
+    start = i + 1;
+    if (s[i] == '\r' && start < s.size() && s[start] == '\n') ++start;
   }
-  if (!line.empty()) lines.push_back(line);
+  if (start < s.size()) lines.emplace_back(s.substr(start));
   return lines;
 }
 

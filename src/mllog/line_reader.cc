@@ -119,7 +119,8 @@ std::shared_ptr<FileHandle> open_for_reading(const std::filesystem::path& path, 
 
 }  // namespace
 
-std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
+std::optional<std::string> read_whole_file(const std::filesystem::path& path, bool* read_failed) {
+  if (read_failed) *read_failed = false;
   FileHandle file;  // closes the descriptor
   do {
     file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -140,6 +141,7 @@ std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
       continue;
     }
     text.resize(had + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+    if (n < 0 && read_failed) *read_failed = true;
     if (n <= 0 || (file.regular && static_cast<std::size_t>(n) < want)) break;
     want = std::max<std::size_t>(4096, text.size());
   }

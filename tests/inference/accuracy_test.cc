@@ -241,6 +241,19 @@ TEST(Accuracy, TheHashLineIsHashEqualsWordCharactersOnly) {
   }
 }
 
+// An accuracy.txt that opens but cannot be read (a folder) fails with a read error, after the
+// rest of the run's checks that need no line of it.
+TEST(Accuracy, AnAccuracyFileThatCannotBeReadIsAReadError) {
+  TempDir tmp;
+  fs::create_directories(tmp.path() / "accuracy/accuracy.txt");
+  AccuracyResult a = judge_accuracy(tmp.path() / "accuracy", rules().rounds.at("v5.1"), "llama2-70b-99", "Offline", "closed");
+  EXPECT_FALSE(a.valid);
+  ASSERT_EQ(a.checks.size(), 1u);
+  EXPECT_EQ(a.checks[0].name, "accuracy_txt");
+  EXPECT_NE(a.checks[0].message.find("read error"), std::string::npos) << a.checks[0].message;
+  EXPECT_EQ(a.file, (tmp.path() / "accuracy/accuracy.txt").string());
+}
+
 TEST(Accuracy, V41ShowsTheFirstTargetsValueAlone) {
   const fs::path dir = source_dir() /
                        "data/examples/inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9/"

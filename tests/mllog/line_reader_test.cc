@@ -205,8 +205,22 @@ TEST(LineReader, ReadWholeFileReadsAsAnIfstreamWould) {
     if (text.size() > 0) was << in.rdbuf();
     ASSERT_EQ(was.str(), text);
     EXPECT_EQ(read_whole_file(file), std::optional<std::string>(text)) << text.size() << " bytes";
+    bool read_failed = true;
+    EXPECT_EQ(read_whole_file(file, &read_failed), std::optional<std::string>(text));
+    EXPECT_FALSE(read_failed) << text.size() << " bytes";
   }
   EXPECT_EQ(read_whole_file(dir.path()), std::optional<std::string>(""));
+  // A folder opens but cannot be read: an ifstream reading it by lines goes bad.
+  {
+    std::ifstream in(dir.path(), std::ios::binary);
+    std::string line;
+    ASSERT_TRUE(in.is_open());
+    std::getline(in, line);
+    ASSERT_TRUE(in.bad());
+    bool read_failed = false;
+    EXPECT_EQ(read_whole_file(dir.path(), &read_failed), std::optional<std::string>(""));
+    EXPECT_TRUE(read_failed);
+  }
   EXPECT_EQ(read_whole_file(dir.path() / "absent.txt"), std::nullopt);
   EXPECT_EQ(read_whole_file(dir.path() / "f.txt" / "below-a-file"), std::nullopt);
 }

@@ -24,7 +24,8 @@ FilesDiff files_diff(const std::filesystem::path& dir, const std::vector<std::st
                      std::vector<std::string> optional = {});
 
 /// A text file's lines as Python reads them in text mode (universal newlines: \n, \r\n and a
-/// lone \r end a line), without their ends; nullopt when it cannot be opened or read.
+/// lone \r end a line), without their ends; nullopt when it cannot be opened (a folder opens
+/// and reads nothing: no lines).
 std::optional<std::vector<std::string>> read_text_lines(const std::filesystem::path& file);
 
 /// Python's str.strip() for the whitespace a text file holds (space, \t, \n, \r, \v, \f).

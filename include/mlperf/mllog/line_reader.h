@@ -42,9 +42,11 @@ std::optional<ByteSource> regular_file_source(const std::filesystem::path& path)
 
 /// The whole of the file at `path`, read with read(2) as `std::ifstream(path, binary)` and
 /// `<< rdbuf()` read it: nullopt when it cannot be opened; else the bytes read up to the end
-/// or a read error (a folder gives none). For the small files a judgment reads whole (system
-/// descriptions, measurement JSON, .conf files): no stream or locale set up per file.
-std::optional<std::string> read_whole_file(const std::filesystem::path& path);
+/// or a read error (a folder gives none), and `read_failed`, where given, says whether a read
+/// failed (where an ifstream would be bad()). For the small files a judgment reads whole
+/// (system descriptions, measurement JSON, .conf files, accuracy.txt, the compliance tests'
+/// verification files): no stream or locale set up per file.
+std::optional<std::string> read_whole_file(const std::filesystem::path& path, bool* read_failed = nullptr);
 
 /// One line: its bytes without the line terminator ("\n" or "\r\n") and its 1-based number.
 /// `text` is valid until the next call to LineReader::next.
