@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "../test_support.h"
 #include "mlperf/inference/score.h"
@@ -401,6 +402,26 @@ TEST(InferenceValidity, AMissingKeyFailsItsCheckAndAMalformedLineIsAnInputError)
   EXPECT_FALSE(check(*d.inference, "result_validity")->passed);
   ASSERT_EQ(d.errors.size(), 1u);
   EXPECT_NE(d.errors[0].find("mlperf_log_detail.txt:2: "), std::string::npos) << d.errors[0];
+}
+
+// The keys the rules read are found by a view of their text; a key that differs anywhere (its
+// middle included, which the hash does not read) is not; and no two of them hash alike.
+TEST(InferenceDetailLog, WantedKeysAreFoundByTheirTextAlone) {
+  const KeySet keys = data().inference().rules.keys_read();
+  ASSERT_GT(keys.size(), 25u);
+  std::set<std::size_t> hashes;
+  for (const std::string& key : keys) {
+    EXPECT_EQ(keys.count(std::string_view(key)), 1u) << key;
+    hashes.insert(KeyHash{}(key));
+    std::string other = key;
+    other[other.size() / 2] ^= 0x20;
+    EXPECT_EQ(keys.count(std::string_view(other)), 0u) << other;
+    EXPECT_EQ(keys.count(std::string_view(key).substr(0, key.size() - 1)), 0u) << key;
+    EXPECT_EQ(keys.count(key + "x"), 0u) << key;
+  }
+  EXPECT_EQ(hashes.size(), keys.size());
+  EXPECT_EQ(keys.count(std::string_view()), 0u);
+  EXPECT_EQ(keys.count(std::string_view("num")), 0u);
 }
 
 TEST(InferenceDetailLog, UnwantedLinesAreSkippedByTheirMetadataFlagOnly) {
