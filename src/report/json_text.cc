@@ -25,13 +25,21 @@ bool plain_ascii(const std::string& s) {
   const __m128i tilde = _mm_set1_epi8(0x7e);
   const __m128i quote = _mm_set1_epi8('"');
   const __m128i backslash = _mm_set1_epi8('\\');
-  for (; end - p >= 16; p += 16) {
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  auto plain16 = [&](const char* at) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
     // Signed compares: bytes of 0x80 and above are negative, not above 0x1f.
     const __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmpgt_epi8(b, tilde), _mm_cmpeq_epi8(b, quote)),
                                      _mm_or_si128(_mm_cmpeq_epi8(b, backslash),
                                                   _mm_cmpeq_epi8(_mm_cmpgt_epi8(b, space_less_one), _mm_setzero_si128())));
-    if (_mm_movemask_epi8(bad) != 0) return false;
+    return _mm_movemask_epi8(bad) == 0;
+  };
+  if (end - p >= 16) {
+    for (; end - p >= 16; p += 16) {
+      if (!plain16(p)) return false;
+    }
+    // The last bytes in one more block that ends where the string does (it overlaps the last
+    // one read), not byte by byte.
+    return p == end || plain16(end - 16);
   }
 #endif
   return std::all_of(p, end, [](char c) {

@@ -73,6 +73,17 @@ TEST(JsonTextWriter, Utf8StringsAreEscapedAsNlohmannEscapesThem) {
   std::vector<std::string> samples = {"", "plain", "a\"b", "back\\slash", "line\nbreak\r\n\ttab", "\x7f del",
                                       "caf\xc3\xa9 \xe2\x82\xac \xf0\x9d\x84\x9e", "\xef\xbf\xbd"};
   for (int c = 0; c < 0x80; ++c) samples.push_back(std::string("<") + static_cast<char>(c) + ">");
+  // A byte to escape (or not ASCII) at every place of strings around the 16-byte blocks the
+  // plain-text check reads.
+  for (std::size_t size : {15u, 16u, 17u, 31u, 32u, 33u, 47u}) {
+    for (std::size_t at = 0; at < size; ++at) {
+      for (const char* odd : {"\"", "\\", "\x01", "\x7f", "\xc3\xa9"}) {
+        std::string s(size, 'a');
+        s.replace(at, 1, odd);
+        samples.push_back(s);
+      }
+    }
+  }
   std::uint32_t state = 12345;
   auto next = [&] { return state = state * 1103515245u + 12345u; };
   // Random strings of code points of each UTF-8 length, encoded by nlohmann's parser from
@@ -98,6 +109,18 @@ TEST(JsonTextWriter, Utf8StringsAreEscapedAsNlohmannEscapesThem) {
   for (const auto& s : samples) {
     ASSERT_TRUE(is_valid_utf8(s));
     EXPECT_EQ(ours(s), nlohmann_text(s)) << nlohmann_text(s);
+  }
+  // Through the writer, which writes plain printable ASCII as it is and escapes the rest.
+  {
+    std::string out;
+    JsonText j(out, 0);
+    j.begin_array();
+    for (const auto& s : samples) j.string(s);
+    for (std::size_t size = 1; size <= 40; ++size) j.string(std::string(size, 'p'));
+    j.end_array();
+    nlohmann::json want = samples;
+    for (std::size_t size = 1; size <= 40; ++size) want.push_back(std::string(size, 'p'));
+    EXPECT_EQ(out, dumped(want));
   }
   // In a document: members and list items, with and without bytes to escape.
   const nlohmann::json doc = {{"a", "tab\there"}, {"b", {"caf\xc3\xa9\n", "\x01", "plain"}}, {"c", "\xff bad"}};
