@@ -429,15 +429,39 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
   }
 }
 
-struct AccuracyPattern::Compiled {
+namespace {
+
+// An expression compiled when first asked for, once, by any thread; `error` says why it does
+// not compile.
+struct LazyRegex {
   std::once_flag once;
   std::optional<std::regex> regex;
-  std::string error;  // why it does not compile ("" when it does)
+  std::string error;
+
+  // The expression `ecmascript()` gives (asked once, at the first call) compiled; throws
+  // std::runtime_error naming `python` when it does not compile.
+  template <class Text>
+  const std::regex& get(const Text& ecmascript, const std::string& python) {
+    std::call_once(once, [&] {
+      try {
+        regex.emplace(ecmascript());
+      } catch (const std::regex_error& e) {
+        regex.reset();
+        error = e.what();
+      }
+    });
+    if (!regex) throw std::runtime_error(fmt::format("the accuracy pattern {} does not compile: {}", python, error));
+    return *regex;
+  }
+};
+
+}  // namespace
+
+struct AccuracyPattern::Compiled {
+  LazyRegex whole;
   // The split's R, where there is a split: all first_group runs of such a pattern, compiled
   // on its own (compiling the whole expression too took as long again).
-  std::once_flag rest_once;
-  std::optional<std::regex> rest;
-  std::string rest_error;
+  LazyRegex rest;
 };
 
 AccuracyPattern::AccuracyPattern(std::string python_text, std::string ecmascript_text, std::string required_text)
@@ -448,32 +472,12 @@ AccuracyPattern::AccuracyPattern(std::string python_text, std::string ecmascript
       compiled_(std::make_shared<Compiled>()) {}
 
 const std::regex& AccuracyPattern::regex() const {
-  Compiled& c = *compiled_;
-  std::call_once(c.once, [&] {
-    try {
-      c.regex.emplace(ecmascript);
-    } catch (const std::regex_error& e) {
-      c.regex.reset();
-      c.error = e.what();
-    }
-  });
-  if (!c.regex) throw std::runtime_error(fmt::format("the accuracy pattern {} does not compile: {}", python, c.error));
-  return *c.regex;
+  return compiled_->whole.get([&] { return ecmascript; }, python);
 }
 
 // The split's R, compiled once; throws as regex() when it does not compile.
 const std::regex& AccuracyPattern::rest_regex() const {
-  Compiled& c = *compiled_;
-  std::call_once(c.rest_once, [&] {
-    try {
-      c.rest.emplace(python_regex_to_ecmascript(split->rest));
-    } catch (const std::regex_error& e) {
-      c.rest.reset();
-      c.rest_error = e.what();
-    }
-  });
-  if (!c.rest) throw std::runtime_error(fmt::format("the accuracy pattern {} does not compile: {}", python, c.rest_error));
-  return *c.rest;
+  return compiled_->rest.get([&] { return python_regex_to_ecmascript(split->rest); }, python);
 }
 
 std::optional<std::string> AccuracyPattern::first_group(const std::string& line) const {

@@ -132,7 +132,7 @@ class TestJudge {
 
   // performance/run_1 holds the loadgen logs and nothing else.
   void performance_files() {
-    const std::string run = path_join(path_join(out_.dir, "performance"), "run_1");
+    const std::string run = path_join(out_.dir, "performance/run_1");
     if (!listed_is_directory(run)) {
       add("performance_files", false, nullptr, "performance/run_1", 0,
           fmt::format("{} has no performance/run_1 folder", out_.dir));
@@ -148,7 +148,7 @@ class TestJudge {
 
   // The test's own performance run, judged as a performance run of the scenario.
   void performance_run(const CompliancePerformanceContext& ctx) {
-    const std::string log_file = path_join(path_join(path_join(out_.dir, "performance"), "run_1"), kDetailLogName);
+    const std::string log_file = path_join(path_join(out_.dir, "performance/run_1"), kDetailLogName);
     if (!ctx.rules || !ctx.keys) return;
     try {
       std::optional<LoadgenLog> log = read_detail_log_if_present(log_file, *ctx.keys);

@@ -627,7 +627,8 @@ std::vector<ValidityCheck> judge_measurements(PathRef submitter_dir, const std::
     for (const auto& conf : m.equal_issue_conf_files) {
       if (!contains(files, conf) || !crash.empty()) continue;
       bool ok = false;
-      std::string content = replace_all(replace_all(read_text(path_join(dir, conf), ok), "\r\n", "\n"), "\r", "\n");
+      const std::string conf_path = path_join(dir, conf);
+      std::string content = replace_all(replace_all(read_text(conf_path, ok), "\r\n", "\n"), "\r", "\n");
       std::uint64_t number = 0;
       for (const std::string& raw : split(content, '\n')) {
         ++number;
@@ -636,22 +637,22 @@ std::vector<ValidityCheck> judge_measurements(PathRef submitter_dir, const std::
         const auto kv = split(line, '=');
         if (kv.size() != 2) {
           crash = fmt::format("{}:{}: \"{}\" does not split into key=value; the checker stops (ValueError)",
-                              path_join(dir, conf), number, raw);
-          set_by = fmt::format("{}:{}", path_join(dir, conf), number);
+                              conf_path, number, raw);
+          set_by = fmt::format("{}:{}", conf_path, number);
           break;
         }
         const auto key = split(kv[0], '.');
         if (key.size() != 3) {
           crash = fmt::format("{}:{}: key \"{}\" is not model.scenario.key; the checker stops (ValueError)",
-                              path_join(dir, conf), number, kv[0]);
-          set_by = fmt::format("{}:{}", path_join(dir, conf), number);
+                              conf_path, number, kv[0]);
+          set_by = fmt::format("{}:{}", conf_path, number);
           break;
         }
         if (key[2] == "sample_concatenate_permutation" && (key[0] == ref || key[0] == "*") &&
             (key[1] == scenario || key[1] == "*") && !kv[1].empty() &&
             std::all_of(kv[1].begin(), kv[1].end(), [](unsigned char c) { return std::isdigit(c); })) {
           used = std::strtoull(kv[1].c_str(), nullptr, 10) == 1;
-          set_by = fmt::format("{}:{}", path_join(dir, conf), number);
+          set_by = fmt::format("{}:{}", conf_path, number);
           break;
         }
       }

@@ -46,6 +46,11 @@ bool FolderEntry::is_symlink(const std::string& folder) const { return own_type(
 
 namespace {
 thread_local const FolderListings::Use* use_in_effect = nullptr;
+
+// The listing of `folder` kept by the Use in effect on this thread; nullptr when none is.
+const std::vector<FolderEntry>* kept_listing(std::string_view folder) {
+  return use_in_effect == nullptr ? nullptr : use_in_effect->find_text(folder);
+}
 }  // namespace
 
 void FolderListings::add(std::string below, std::vector<FolderEntry> entries) {
@@ -119,11 +124,9 @@ bool read_folder(const char* folder, std::vector<FolderEntry>& entries, std::err
 
 bool list_folder(PathRef folder, std::vector<FolderEntry>& entries, std::error_code& error) {
   error.clear();
-  if (use_in_effect != nullptr) {
-    if (const std::vector<FolderEntry>* known = use_in_effect->find_text(folder.text())) {
-      entries.insert(entries.end(), known->begin(), known->end());
-      return true;
-    }
+  if (const std::vector<FolderEntry>* known = kept_listing(folder.text())) {
+    entries.insert(entries.end(), known->begin(), known->end());
+    return true;
   }
   return read_folder(folder.text().c_str(), entries, error, false);
 }
@@ -159,7 +162,7 @@ Listed look_up(std::string_view text) {
   if (slash == std::string::npos || slash == 0) return l;
   const std::string_view name = text.substr(slash + 1);
   if (name.empty() || name == "." || name == "..") return l;
-  const std::vector<FolderEntry>* entries = use_in_effect->find_text(text.substr(0, slash));
+  const std::vector<FolderEntry>* entries = kept_listing(text.substr(0, slash));
   if (entries == nullptr) return l;
   l.held = true;
   l.folder = text.substr(0, slash);
@@ -252,11 +255,9 @@ namespace {
 // listing in place where there is one (no copy of its names), else listed anew.
 template <class Each>
 void for_each_listed(const std::string& folder, Each each) {
-  if (use_in_effect != nullptr) {
-    if (const std::vector<FolderEntry>* known = use_in_effect->find_text(folder)) {
-      for (const auto& e : *known) each(e);
-      return;
-    }
+  if (const std::vector<FolderEntry>* known = kept_listing(folder)) {
+    for (const auto& e : *known) each(e);
+    return;
   }
   std::vector<FolderEntry> entries;
   std::error_code error;

@@ -51,13 +51,17 @@ inline std::string path_join(std::string_view folder, std::string_view name) {
   return out;
 }
 
-/// The text of `path` with parent_path() applied `levels` times. Where the text has no "//"
-/// and no trailing separator (other than the root "/" itself), cut as text; otherwise by
-/// parent_path() itself (each parent_path() of a long path splits and allocates all its
-/// components).
+/// Whether std::filesystem::path's parent_path() and filename() of `text` are what cutting it
+/// at its last '/' gives: no "//" and no trailing separator (other than the root "/" itself).
+inline bool cut_as_text(const std::string& text) {
+  return text.find("//") == std::string::npos && (text.size() <= 1 || text.back() != '/');
+}
+
+/// The text of `path` with parent_path() applied `levels` times: cut as text where
+/// cut_as_text allows, else by parent_path() itself (each parent_path() of a long path splits
+/// and allocates all its components).
 inline std::string path_ancestor_text(const std::string& text, unsigned levels) {
-  const bool plain = text.find("//") == std::string::npos && (text.size() <= 1 || text.back() != '/');
-  if (!plain) {
+  if (!cut_as_text(text)) {
     std::filesystem::path p = text;
     for (unsigned i = 0; i < levels; ++i) p = p.parent_path();
     return p.native();
@@ -73,9 +77,9 @@ inline std::filesystem::path path_ancestor(const std::filesystem::path& path, un
 }
 
 /// What std::filesystem::path(text).filename() gives, as text: cut after the last '/' where
-/// the text has no "//" and no trailing separator, else by filename() itself.
+/// cut_as_text allows, else by filename() itself.
 inline std::string path_filename(const std::string& text) {
-  if (text.find("//") == std::string::npos && (text.empty() || text.back() != '/')) return std::string(path_name(text));
+  if (cut_as_text(text)) return std::string(path_name(text));
   return std::filesystem::path(text).filename().native();
 }
 
