@@ -183,4 +183,20 @@ inline void complete_inference_submission(const std::filesystem::path& org, cons
   write_file(org / "calibration.md", "");
 }
 
+/// Whether this build runs under AddressSanitizer, which needs terabytes of address space (no
+/// RLIMIT_AS limit) and must be the first library loaded (no LD_PRELOAD of another malloc).
+inline bool built_with_address_sanitizer() {
+#if defined(__SANITIZE_ADDRESS__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return false;
+#endif
+}
+
 }  // namespace mlperf::testing

@@ -3,6 +3,13 @@
 
 #include "mlperf/compliance/pyexpr.h"
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <new>
+
 #include <gtest/gtest.h>
 
 #include "mlperf/compliance/rules.h"
@@ -12,6 +19,56 @@ namespace mlperf::compliance {
 namespace {
 
 using testing::source_dir;
+
+// The address space this process has mapped now, in bytes (VmSize in /proc/self/status).
+std::size_t mapped_bytes() {
+  std::size_t kib = 0;
+  if (std::FILE* status = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, status)) {
+      if (std::sscanf(line, "VmSize: %zu kB", &kib) == 1) break;
+    }
+    std::fclose(status);
+  }
+  return kib * 1024;
+}
+
+// libstdc++ 12 counts PyValue's variant as never valueless, and destroys one whose copy
+// constructor threw as if it held alternative variant_npos: a jump through an out-of-range
+// table. A copy of a str that runs out of memory must throw std::bad_alloc instead, leaving
+// the source and (for an assignment) the target as they were. In a child process whose
+// address space is limited to what it maps plus 32 MiB, so a second 64 MiB str cannot fit.
+TEST(PyExpr, ACopyOfAStrThatRunsOutOfMemoryThrowsBadAllocAndLeavesBothValuesWhole) {
+  if (testing::built_with_address_sanitizer()) GTEST_SKIP() << "AddressSanitizer needs terabytes of address space";
+  constexpr std::size_t kBig = 64u << 20;
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const PyValue big(std::string(kBig, 'x'));
+    const rlimit limit{mapped_bytes() + (32u << 20), RLIM_INFINITY};
+    if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(10);
+    int status = 0;
+    try {
+      const PyValue copy = big;  // the copy constructor
+      status |= 1;               // no failure: the limit did not hold
+    } catch (const std::bad_alloc&) {
+    }
+    PyValue target(std::int64_t{7});
+    try {
+      target = big;  // the copy assignment
+      status |= 2;
+    } catch (const std::bad_alloc&) {
+    }
+    if (!big.str() || big.str()->size() != kBig) status |= 4;
+    if (target.type_name() != std::string("int") || std::get<std::int64_t>(target.v) != 7) status |= 8;
+    ::_exit(status);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child was killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1, 2: a copy did not run out of memory; 4: the source changed; "
+                                       "8: the target of the failed assignment changed; 10: setrlimit failed";
+}
 
 PyValue eval(const std::string& text, Env& env) { return Expr::parse(text).eval(env); }
 

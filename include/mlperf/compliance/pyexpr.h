@@ -38,11 +38,23 @@ class PyDict;  ///< str keys only (JSON objects, `s`), in insertion order as Pyt
 /// A Python value: None, bool, int (64-bit), float, str, list, dict. Lists and dicts are
 /// shared by reference, as in Python.
 struct PyValue {
-  std::variant<std::monostate, bool, std::int64_t, double, std::string, std::shared_ptr<PyList>,
-               std::shared_ptr<PyDict>>
-      v;
+  using Variant = std::variant<std::monostate, bool, std::int64_t, double, std::string, std::shared_ptr<PyList>,
+                               std::shared_ptr<PyDict>>;
+  Variant v;
 
   PyValue() = default;
+  // Copies never build the variant by a copy that can throw. libstdc++ 12 counts this variant
+  // as never valueless, so when its copy constructor throws (std::bad_alloc copying a str)
+  // the half-built variant is destroyed as if it held alternative variant_npos: a jump
+  // through an out-of-range table, a crash instead of the out-of-memory error. The str is
+  // copied first; the variant is then built by a move, which cannot throw.
+  PyValue(const PyValue& other) : v(copy_of(other.v)) {}
+  PyValue& operator=(const PyValue& other) {
+    v = copy_of(other.v);  // move assignment: cannot throw
+    return *this;
+  }
+  PyValue(PyValue&&) noexcept = default;
+  PyValue& operator=(PyValue&&) noexcept = default;
   PyValue(bool b) : v(b) {}
   PyValue(std::int64_t i) : v(i) {}
   PyValue(int i) : v(std::int64_t{i}) {}
@@ -64,6 +76,12 @@ struct PyValue {
   }
   /// Python's type name: "NoneType", "bool", "int", "float", "str", "list", "dict".
   const char* type_name() const;
+
+ private:
+  static Variant copy_of(const Variant& other) {
+    if (const auto* s = std::get_if<std::string>(&other)) return Variant(std::in_place_type<std::string>, std::string(*s));
+    return other;  // None, bool, int, float or a shared list or dict: copying cannot throw
+  }
 };
 
 /// A dict with str keys, in insertion order (a small vector: metadata has a handful of keys).
