@@ -74,7 +74,7 @@ bool emit_report(const ScoringArgs& args, const std::function<void(std::ostream&
     write(output.stream());
     if (memory_ran_out()) {
       // Some allocation failed on the way: never put a report in place that may lack part.
-      print_stderr_line(fmt::format("mlperf-score: {}: out of memory while building the report; nothing was written",
+      say_out_of_memory(fmt::format("mlperf-score: {}: out of memory while building the report; nothing was written",
                                     args.output));
       return false;
     }
@@ -115,9 +115,11 @@ int exit_status(const std::vector<DirectoryResult>& results, int status) {
   return status;
 }
 
-std::unique_ptr<DataContext> load_data(const std::string& data_dir) {
+DataContext* load_data(const std::string& data_dir) {
   try {
-    return std::make_unique<DataContext>(find_data_root(data_dir.empty() ? std::nullopt : std::optional<std::filesystem::path>(data_dir)));
+    static DataContext* loaded = nullptr;  // one command runs per process
+    loaded = new DataContext(find_data_root(data_dir.empty() ? std::nullopt : std::optional<std::filesystem::path>(data_dir)));
+    return loaded;
   } catch (const std::bad_alloc&) {
     throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {

@@ -23,19 +23,31 @@ enum ExitStatus : int {
   kExitInputError = 2,  ///< usage error, unreadable input, or no result files found
 };
 
-/// The out-of-memory policy (README "Robustness"): sets a new-handler and a terminate handler
-/// and sets aside `reserve_bytes` of address space (allocated, never written). The first
-/// allocation that fails releases the reserve and records that memory ran out, then throws
-/// std::bad_alloc as usual, so the unwinding that follows (destructors that allocate, such as
-/// nlohmann::json's) has room to finish. Should anything still end in std::terminate after
-/// memory ran out, the terminate handler prints the out-of-memory message and exits 2 instead
-/// of aborting. Call once, first thing in main.
-void install_out_of_memory_policy(std::size_t reserve_bytes);
+// The out-of-memory policy (README "Robustness"), in out_of_memory.cc: installed by a static
+// initializer before any other static object of the tool is built, it sets a new-handler and
+// a terminate handler and sets aside 16 MiB of address space (allocated, never written). The
+// first allocation that fails releases the reserve and records that memory ran out, then
+// throws std::bad_alloc as usual, so the unwinding that follows (destructors that allocate,
+// such as nlohmann::json's) has room to finish. Should anything still end in std::terminate
+// (a noexcept std::filesystem call that allocates), the terminate handler removes the
+// unfinished --output temporary and, after memory ran out, prints the out-of-memory message
+// and exits 2 instead of aborting.
+
+
+/// Handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT (those not ignored when the process
+/// started) that remove every unfinished temporary --output file (AtomicFile) and then let the
+/// signal end the process as it would have. Call once, early in main.
+void install_interrupt_cleanup();
 
 /// True once an allocation has failed anywhere in the process, even where the failure was
 /// caught (a nothrow new, a catch that judged it): main turns a command's status into exit 2
 /// then, so no answer made while memory ran out is given with status 0 or 1.
 bool memory_ran_out();
+
+/// Prints `line` (print_stderr_line) as the process's message about running out of memory, and
+/// records that one was given; out_of_memory_said() tells whether one was.
+void say_out_of_memory(std::string_view line);
+bool out_of_memory_said();
 
 /// The message for running out of memory, ending in a newline.
 inline constexpr const char* kOutOfMemoryMessage =
@@ -87,8 +99,11 @@ std::optional<ScoreOptions> score_options(const ScoringArgs& args);
 int exit_status(const std::vector<DirectoryResult>& results, int status);
 
 /// Loads the shipped data from `data_dir` (or the default places, see find_data_root).
-/// Prints the error to stderr and returns nullptr when it cannot.
-std::unique_ptr<DataContext> load_data(const std::string& data_dir);
+/// Prints the error to stderr and returns nullptr when it cannot. The context lives until the
+/// process exits and is never destroyed (held by a global, so leak checkers do not report
+/// it): destroying its parsed JSON allocates (nlohmann::json's destructor), and an allocation
+/// failing after the report was put in place would turn a complete answer into exit 2.
+DataContext* load_data(const std::string& data_dir);
 
 /// Parses --ruleset; nullopt (no override) when empty. Prints an error and sets `ok` false
 /// when it is not X.Y.Z.

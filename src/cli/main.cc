@@ -43,8 +43,9 @@ int main(int argc, char** argv) {
   // Pages are only backed once written, so resident memory does not change.
   ::mallopt(M_TOP_PAD, 32 << 20);
   // Running out of memory: one message and exit 2, never an abort, a crash or a status 0
-  // (common.h). 16 MiB of address space is set aside for the unwinding after a failure.
-  install_out_of_memory_policy(16 << 20);
+  // (common.h); out_of_memory.cc installs that policy before main.
+  // Ctrl-C or kill while a report is written: no temporary file left beside --output.
+  install_interrupt_cleanup();
   // A file size limit (ulimit -f) makes a write fail with EFBIG, a write error like any
   // other (exit 2, the temporary file removed), instead of killing the process silently.
   std::signal(SIGXFSZ, SIG_IGN);
@@ -77,12 +78,14 @@ int main(int argc, char** argv) {
   for (const auto& c : commands) {
     if (!*c.app) continue;
     int status = kExitInputError;
+    bool said_out_of_memory = false;
     try {
       status = c.run();
     } catch (const std::bad_alloc&) {
       // One policy for running out of memory: say so, exit 2, no partial --output file (the
       // atomic writer removes its temporary as the exception passes).
       std::fputs(kOutOfMemoryMessage, stderr);
+      said_out_of_memory = true;
       status = kExitInputError;
     } catch (const std::exception& e) {
       // fmt::print throws when standard error cannot be written (`2>/dev/full`); anything
@@ -90,11 +93,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "mlperf-score: %s\n", e.what());
       status = kExitInputError;
     }
-    if (memory_ran_out() && status != kExitInputError) {
+    if (memory_ran_out() && !said_out_of_memory && !out_of_memory_said()) {
       // An allocation failed and something judged the failure instead of passing it on: what
-      // was answered may be short of what the logs say, so it is not given as an answer.
-      std::fputs("mlperf-score: out of memory while this ran (an allocation failed); what was written may be "
-                 "incomplete\n", stderr);
+      // was answered may be short of what the logs say, so it is not given as an answer (and a
+      // finding made of the failure, such as a file that "cannot be read", is not the reason).
+      say_out_of_memory("mlperf-score: out of memory while this ran (an allocation failed); what was written may be "
+                        "incomplete");
       status = kExitInputError;
     }
     return finish_output(standard_output, status);

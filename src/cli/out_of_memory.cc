@@ -9,6 +9,7 @@
 #include <new>
 
 #include "common.h"
+#include "mlperf/report/atomic_file.h"
 
 namespace mlperf::cli {
 namespace {
@@ -26,6 +27,10 @@ void on_allocation_failure() {
 }
 
 [[noreturn]] void on_terminate() {
+  // No unwinding follows: the temporary --output file an AtomicFile would have removed on
+  // the way out is removed here (a std::filesystem call that is noexcept but allocates ends
+  // here when memory runs out).
+  remove_unfinished_temporaries();
   if (g_ran_out.load()) {
     // Only async-signal-safe calls: the heap may be exhausted or locked.
     const char* m = kOutOfMemoryMessage;
@@ -37,16 +42,35 @@ void on_allocation_failure() {
   std::abort();
 }
 
+// 16 MiB of address space set aside for the unwinding after a failure. Large enough for
+// malloc to map it on its own (above the mmap threshold), so free returns the whole of it to
+// the kernel.
+constexpr std::size_t kReserveBytes = 16 << 20;
+
+// Installed before any other static object of the tool is built (CLI11's validators allocate
+// then): memory running out that early is the message and exit 2 too, never an abort.
+struct OutOfMemoryPolicy {
+  OutOfMemoryPolicy() {
+    g_reserve.store(std::malloc(kReserveBytes));
+    std::set_new_handler(on_allocation_failure);
+    std::set_terminate(on_terminate);
+  }
+};
+__attribute__((init_priority(101))) const OutOfMemoryPolicy g_policy;
+
 }  // namespace
 
-void install_out_of_memory_policy(std::size_t reserve_bytes) {
-  // Large enough for malloc to map it on its own (above the mmap threshold), so free returns
-  // the whole of it to the kernel.
-  g_reserve.store(std::malloc(reserve_bytes));
-  std::set_new_handler(on_allocation_failure);
-  std::set_terminate(on_terminate);
+bool memory_ran_out() { return g_ran_out.load(); }
+
+namespace {
+std::atomic<bool> g_said{false};
+}  // namespace
+
+void say_out_of_memory(std::string_view line) {
+  g_said.store(true);
+  print_stderr_line(line);
 }
 
-bool memory_ran_out() { return g_ran_out.load(); }
+bool out_of_memory_said() { return g_said.load(); }
 
 }  // namespace mlperf::cli

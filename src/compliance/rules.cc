@@ -2,6 +2,7 @@
 // them to one log.
 
 #include "mlperf/compliance/rules.h"
+#include "mlperf/mllog/line_reader.h"
 
 #include <new>
 #include <algorithm>
@@ -127,7 +128,9 @@ class YamlDocument {
     const bool loaded = yaml_parser_load(&parser, &doc_) != 0;
     std::string problem;
     if (!loaded) {
-      if (parser.error == YAML_MEMORY_ERROR) {
+      // libyaml says YAML_MEMORY_ERROR where its stacks cannot grow, and nothing at all
+      // (YAML_NO_ERROR) where a tag's yaml_strdup fails: both are out of memory.
+      if (parser.error == YAML_MEMORY_ERROR || parser.error == YAML_NO_ERROR) {
         yaml_parser_delete(&parser);
         throw std::bad_alloc();
       }
@@ -340,13 +343,18 @@ std::vector<fs::path> config_files(const fs::path& root, const std::set<std::str
   std::error_code ec;
   if (!fs::is_directory(root, ec)) throw std::runtime_error(fmt::format("{}: no compliance rules folder", root.string()));
   std::vector<fs::path> files;
-  for (const auto& folder : fs::directory_iterator(root)) {
-    std::string name = folder.path().filename().string();
-    if (!folder.is_directory() || !is_ruleset_folder(name)) continue;
-    if (wanted && !wanted->count(name)) continue;
-    for (const auto& f : fs::directory_iterator(folder.path())) {
-      if (f.path().extension() == ".yaml") files.push_back(f.path());
+  try {
+    for (const auto& folder : fs::directory_iterator(root)) {
+      std::string name = folder.path().filename().string();
+      if (!folder.is_directory() || !is_ruleset_folder(name)) continue;
+      if (wanted && !wanted->count(name)) continue;
+      for (const auto& f : fs::directory_iterator(folder.path())) {
+        if (f.path().extension() == ".yaml") files.push_back(f.path());
+      }
     }
+  } catch (const fs::filesystem_error& e) {
+    throw_if_out_of_memory(e.code().value());  // opendir's malloc: not a broken rules folder
+    throw;
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -362,10 +370,7 @@ RuleLibrary RuleLibrary::load(const fs::path& root, const std::set<Ruleset>& rul
   // Folders named in the wanted folders' files (4.0.0 closed_resnet enqueues training_3.1.0/…).
   std::set<std::string> named;
   for (const auto& path : config_files(root, &wanted)) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string body = text.str();
+    const std::string body = read_whole_file(path).value_or(std::string());
     for (std::string_view prefix : {"training_", "hpc_"}) {
       for (auto at = body.find(prefix); at != std::string::npos; at = body.find(prefix, at + 1)) {
         auto end = body.find('/', at);
@@ -380,13 +385,14 @@ RuleLibrary RuleLibrary::load(const fs::path& root, const std::set<Ruleset>& rul
 RuleLibrary RuleLibrary::load_files(const std::vector<fs::path>& files) {
   RuleLibrary lib;
   for (const auto& path : files) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (!in) throw std::runtime_error(fmt::format("{}: cannot read", path.string()));
+    // read_whole_file, not `<< rdbuf()`: a stream would swallow a std::bad_alloc and give the
+    // file's first part as all of it.
+    bool read_failed = false;
+    const std::optional<std::string> text = read_whole_file(path, &read_failed);
+    if (!text || read_failed) throw std::runtime_error(fmt::format("{}: cannot read", path.string()));
     std::string folder = path.parent_path().filename().string();
     std::string name = folder + "/" + path.filename().string();
-    ConfigFile config = parse_config(text.str(), name);
+    ConfigFile config = parse_config(*text, name);
     auto& keys = lib.keys_by_folder_[folder];
     auto id_of = [&](const std::string& key) {
       return lib.key_ids_.try_emplace(key, static_cast<int>(lib.key_ids_.size())).first->second;

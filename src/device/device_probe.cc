@@ -57,6 +57,7 @@
 // The optional entry points may be missing from an old driver: their answers stay empty.
 
 #include "mlperf/device/device_probe.h"
+#include "mlperf/mllog/line_reader.h"
 
 #include <dlfcn.h>
 
@@ -152,12 +153,10 @@ using NvmlGetUnsigned = int (*)(NvmlDeviceHandle, unsigned*);
 // --- sysfs ---------------------------------------------------------------------------------
 
 std::optional<std::string> read_sysfs_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream s;
-  s << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return s.str();
+  bool read_failed = false;
+  std::optional<std::string> text = read_whole_file(file, &read_failed);
+  if (read_failed) return std::nullopt;
+  return text;
 }
 
 // "0x74a1\n" → 0x74A1.

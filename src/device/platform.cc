@@ -1,9 +1,11 @@
 #include "mlperf/device/platform.h"
+#include "mlperf/mllog/line_reader.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <new>
 #include <map>
 #include <stdexcept>
 
@@ -25,7 +27,7 @@ std::string upper(std::string_view s) {
 }
 
 nlohmann::json read_json(const std::filesystem::path& file, const char* what) {
-  std::ifstream in(file);
+  std::ifstream in = open_input_file(file);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open {}", file.string(), what));
   try {
     return nlohmann::json::parse(in);
@@ -128,6 +130,8 @@ std::vector<NvidiaGpu> PlatformTable::load_nvidia_gpus(const std::filesystem::pa
       g.pci_ids_name = j.value("pci_ids_name", "");
       gpus.push_back(std::move(g));
     }
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: {}", file.string(), e.what()));
   }
@@ -150,6 +154,8 @@ PlatformTable PlatformTable::load(const std::filesystem::path& file) {
       p.compute_units = j.value("compute_units", 0);
       table.platforms.push_back(std::move(p));
     }
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: {}", file.string(), e.what()));
   }
@@ -201,6 +207,8 @@ ExpectedResults ExpectedResults::load(const std::filesystem::path& file) {
       r.source = j.value("source", "");
       out.results.push_back(std::move(r));
     }
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: {}", file.string(), e.what()));
   }

@@ -104,7 +104,7 @@ std::string number_text(double v) { return fmt::format("{}", v); }
 }  // namespace
 
 AccuracyRules AccuracyRules::load(const fs::path& file) {
-  std::ifstream in(file);
+  std::ifstream in = open_input_file(file);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open the accuracy rules", file.string()));
   AccuracyRules rules;
   try {
@@ -648,7 +648,7 @@ fs::path submitter_of_scenario(const fs::path& scenario_dir) {
 
 std::map<std::string, std::string> read_model_mapping(const fs::path& org_dir) {
   std::map<std::string, std::string> mapping;
-  std::ifstream in(org_dir / "model_mapping.json");
+  std::ifstream in = open_input_file(org_dir / "model_mapping.json");
   if (!in) return mapping;
   try {
     nlohmann::json doc = nlohmann::json::parse(in);

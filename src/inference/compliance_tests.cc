@@ -2,6 +2,7 @@
 // judges them (compliance_tests.h).
 
 #include "mlperf/inference/compliance_tests.h"
+#include "mlperf/mllog/line_reader.h"
 
 #include <new>
 #include <algorithm>
@@ -33,7 +34,7 @@ double RoundComplianceRules::delta_percent_of(const std::string& model, const st
 }
 
 ComplianceRules ComplianceRules::load(const fs::path& file) {
-  std::ifstream in(file);
+  std::ifstream in = open_input_file(file);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open the compliance test rules", file.string()));
   ComplianceRules rules;
   try {

@@ -1,4 +1,5 @@
 #include "mlperf/inference/result.h"
+#include "mlperf/mllog/line_reader.h"
 
 #include <new>
 #include <cctype>
@@ -106,7 +107,7 @@ std::string InferenceRules::model_of(const std::string& folder) const {
 }
 
 InferenceRules InferenceRules::load(const fs::path& file) {
-  std::ifstream in(file);
+  std::ifstream in = open_input_file(file);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot read inference rules", file.string()));
   try {
     nlohmann::json doc = nlohmann::json::parse(in);

@@ -1,4 +1,5 @@
 #include "mlperf/inference/score.h"
+#include "mlperf/mllog/line_reader.h"
 
 #include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/folder_files.h"
@@ -213,7 +214,7 @@ InferenceData load_inference_data(const fs::path& root) {
   data.submission = SubmissionRules::load(root / "configs" / "inference_submission.json");
   data.keys_read = data.rules.keys_read();
   fs::path file = root / "configs" / "expected_results.json";
-  std::ifstream in(file);
+  std::ifstream in = open_input_file(file);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open expected results", file.string()));
   try {
     nlohmann::json doc = nlohmann::json::parse(in);

@@ -210,7 +210,7 @@ const RoundSubmissionRules& SubmissionRules::at(const std::string& round) const 
 }
 
 SubmissionRules SubmissionRules::load(const fs::path& file) {
-  std::ifstream in(file);
+  std::ifstream in = open_input_file(file);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open the submission rules", file.string()));
   SubmissionRules rules;
   try {

@@ -1,4 +1,5 @@
 #include "mlperf/mllog/discovery.h"
+#include "mlperf/mllog/line_reader.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -112,7 +113,7 @@ bool is_run_script_log(std::string_view name) {
 
 // True when the first 64 KiB of `file` hold an MLLOG line.
 bool holds_mllog(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
+  std::ifstream in = open_input_file(file, std::ios::binary);
   if (!in) return false;
   std::string head(64 * 1024, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));

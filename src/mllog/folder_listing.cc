@@ -1,4 +1,5 @@
 #include "mlperf/mllog/folder_listing.h"
+#include "mlperf/mllog/line_reader.h"
 
 #include "mlperf/mllog/path_text.h"
 
@@ -95,6 +96,7 @@ namespace {
 bool read_folder(const char* folder, std::vector<FolderEntry>& entries, std::error_code& error, bool sizes) {
   const int fd = ::openat(AT_FDCWD, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
+    throw_if_out_of_memory(errno);  // the kernel's ENOMEM: out of memory, not an unreadable folder
     error = std::error_code(errno, std::generic_category());
     return false;
   }
@@ -117,6 +119,7 @@ bool read_folder(const char* folder, std::vector<FolderEntry>& entries, std::err
     }
   }
   ::close(fd);
+  if (!ok) throw_if_out_of_memory(error.value());
   return ok;
 }
 

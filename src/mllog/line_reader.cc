@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 
 #if defined(__SSE2__)
@@ -119,13 +120,27 @@ std::shared_ptr<FileHandle> open_for_reading(const std::filesystem::path& path, 
 
 }  // namespace
 
+void throw_if_out_of_memory(int error) {
+  if (error == ENOMEM) throw std::bad_alloc();
+}
+
+std::ifstream open_input_file(const std::filesystem::path& path, std::ios::openmode mode) {
+  errno = 0;
+  std::ifstream in(path, mode | std::ios::in);
+  if (!in.is_open()) throw_if_out_of_memory(errno);
+  return in;
+}
+
 std::optional<std::string> read_whole_file(const std::filesystem::path& path, bool* read_failed) {
   if (read_failed) *read_failed = false;
   FileHandle file;  // closes the descriptor
   do {
     file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   } while (file.fd < 0 && errno == EINTR);
-  if (file.fd < 0) return std::nullopt;
+  if (file.fd < 0) {
+    throw_if_out_of_memory(errno);
+    return std::nullopt;
+  }
   file.regular = ::fstat(file.fd, &file.opened) == 0 && S_ISREG(file.opened.st_mode);
   // A regular file is asked for one byte more than its size: a read that returns less is at
   // its end (the read that would return 0 is not made).
@@ -151,6 +166,7 @@ std::optional<std::string> read_whole_file(const std::filesystem::path& path, bo
 ByteSource file_source(const std::filesystem::path& path, FolderCache* folders) {
   auto handle = open_for_reading(path, folders);
   if (handle->fd < 0) {
+    throw_if_out_of_memory(errno);
     throw std::runtime_error(fmt::format("{}: cannot open: {}", handle->path, std::strerror(errno)));
   }
   struct stat info {};

@@ -1,4 +1,5 @@
 #include "mlperf/mllog/system_description.h"
+#include "mlperf/mllog/line_reader.h"
 
 #include <charconv>
 #include <cmath>
@@ -45,7 +46,7 @@ std::optional<long long> count_field(const nlohmann::json& doc, const char* key)
 }  // namespace
 
 SystemDescription read_system_description(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
+  std::ifstream in = open_input_file(file, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open system description", file.string()));
   nlohmann::json doc;
   try {

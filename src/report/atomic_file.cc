@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -44,6 +46,23 @@ mode_t default_file_mode() {
   return 0666 & ~mask;
 }
 
+// The temporary files not yet committed or removed, for remove_unfinished_temporaries: each
+// slot holds an AtomicFile's temp_.c_str() (the string never changes while listed) or null.
+std::array<std::atomic<const char*>, 64> g_unfinished{};
+
+int list_unfinished(const char* temp) {
+  for (std::size_t i = 0; i < g_unfinished.size(); ++i) {
+    const char* empty = nullptr;
+    if (g_unfinished[i].compare_exchange_strong(empty, temp)) return static_cast<int>(i);
+  }
+  return -1;  // more than 64 at once: this one is removed by unwinding alone
+}
+
+void unlist_unfinished(int& slot) {
+  if (slot >= 0) g_unfinished[static_cast<std::size_t>(slot)].store(nullptr);
+  slot = -1;
+}
+
 bool write_all_of(int fd, std::string_view data) {
   while (!data.empty()) {
     ssize_t n = ::write(fd, data.data(), data.size());
@@ -65,14 +84,22 @@ AtomicFile::AtomicFile(const std::filesystem::path& path) : path_(path) {
   std::string temp_name = ".";  // built by appends: GCC 12 warns falsely (-Wrestrict) on "." + name
   temp_name.append(path.filename().string()).append(".tmp-XXXXXX");
   temp_ = (folder_ / temp_name).string();
+  // Listed before it exists, so no moment passes with the file there and unlisted; a handler
+  // that runs before mkostemp has filled in the name unlinks the pattern, which is no file.
+  slot_ = list_unfinished(temp_.c_str());
   fd_ = ::mkostemp(temp_.data(), O_CLOEXEC);
-  if (fd_ < 0) fail(path, "cannot create a temporary file in its folder", errno);
+  if (fd_ < 0) {
+    const int error = errno;
+    unlist_unfinished(slot_);
+    fail(path, "cannot create a temporary file in its folder", error);
+  }
 }
 
 AtomicFile::~AtomicFile() {
   if (done_) return;
   if (fd_ >= 0) ::close(fd_);
   ::unlink(temp_.c_str());
+  unlist_unfinished(slot_);  // after the unlink: a signal between the two finds it gone
 }
 
 void AtomicFile::abandon(const char* what) {
@@ -80,6 +107,7 @@ void AtomicFile::abandon(const char* what) {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   ::unlink(temp_.c_str());
+  unlist_unfinished(slot_);
   done_ = true;
   fail(path_, what, error);
 }
@@ -108,6 +136,7 @@ void AtomicFile::commit() {
                                  : "not a regular file; it is never replaced");
   }
   if (::rename(temp_.c_str(), path_.c_str()) != 0) abandon("cannot rename the temporary file into place");
+  unlist_unfinished(slot_);  // renamed: a handler's unlink of the old name now finds nothing
   done_ = true;
 
   // Make the rename itself durable; a failure here does not undo a complete write.
@@ -115,6 +144,12 @@ void AtomicFile::commit() {
   if (dir_fd >= 0) {
     ::fsync(dir_fd);
     ::close(dir_fd);
+  }
+}
+
+void remove_unfinished_temporaries() noexcept {
+  for (auto& slot : g_unfinished) {
+    if (const char* temp = slot.load()) ::unlink(temp);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlperf/training/score.h"
+#include "mlperf/mllog/line_reader.h"
 
 namespace mlperf {
 
@@ -24,7 +25,7 @@ DataContext::DataContext(const fs::path& root)
   std::error_code ec;
   if (!fs::exists(dates, ec)) return;
   try {
-    std::ifstream in(dates);
+    std::ifstream in = open_input_file(dates);
     nlohmann::json doc = nlohmann::json::parse(in);
     for (const auto& [key, value] : doc.at("published").items()) {
       auto r = Ruleset::parse(key);
@@ -68,6 +69,7 @@ std::vector<Ruleset> DataContext::rcp_rulesets(const std::string& usage) const {
     if (name.rfind(usage + "_", 0) != 0) continue;
     if (auto r = Ruleset::parse(name.substr(usage.size() + 1))) out.push_back(*r);
   }
+  throw_if_out_of_memory(ec.value());  // opendir's malloc: not a folder without RCPs
   std::sort(out.begin(), out.end());
   return out;
 }

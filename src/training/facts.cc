@@ -1,4 +1,5 @@
 #include "mlperf/training/facts.h"
+#include "mlperf/mllog/line_reader.h"
 
 #include <fstream>
 #include <stdexcept>
@@ -113,7 +114,7 @@ BenchmarkFacts benchmark_of(const std::string& name, const nlohmann::json& j,
 }  // namespace
 
 Facts Facts::load(const std::filesystem::path& file) {
-  std::ifstream in(file);
+  std::ifstream in = open_input_file(file);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open benchmark facts", file.string()));
   Facts facts;
   try {

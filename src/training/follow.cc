@@ -1,4 +1,5 @@
 #include "mlperf/training/follow.h"
+#include "mlperf/mllog/line_reader.h"
 #include "mlperf/training/run.h"
 
 #include <new>
@@ -235,6 +236,7 @@ std::optional<fs::path> newest_log(const fs::path& path) {
     if (ec) continue;
     if (!best || t > best_time || (t == best_time && name > best->filename().string())) best = e.path(), best_time = t;
   }
+  throw_if_out_of_memory(ec.value());  // opendir's malloc: not a folder without logs
   return best;
 }
 

@@ -1,4 +1,5 @@
 #include "mlperf/training/package.h"
+#include "mlperf/mllog/line_reader.h"
 
 #include <new>
 #include <algorithm>
@@ -19,12 +20,12 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string read_package_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot be read", file.string()));
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) throw std::runtime_error(fmt::format("{}: cannot be read", file.string()));
-  return s.str();
+  // read_whole_file, not `<< rdbuf()`: a stream would swallow a std::bad_alloc and give the
+  // file's first part as all of it.
+  bool read_failed = false;
+  std::optional<std::string> text = read_whole_file(file, &read_failed);
+  if (!text || read_failed) throw std::runtime_error(fmt::format("{}: cannot be read", file.string()));
+  return std::move(*text);
 }
 
 template <class T>
@@ -52,6 +53,7 @@ std::vector<std::string> listing(const fs::path& dir) {
     std::string name = it->path().filename().string();
     if (!name.empty() && name[0] != '.') names.push_back(std::move(name));
   }
+  throw_if_out_of_memory(ec.value());  // opendir's malloc: not an empty folder
   std::sort(names.begin(), names.end());
   return names;
 }

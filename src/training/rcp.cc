@@ -1,4 +1,5 @@
 #include "mlperf/training/rcp.h"
+#include "mlperf/mllog/line_reader.h"
 
 #include <new>
 #include <algorithm>
@@ -276,17 +277,16 @@ RcpRecord make_rcp_record(std::string name, std::string benchmark, long long bat
 
 std::vector<RcpRecord> load_rcp_table(const std::filesystem::path& file, const std::string& samples_key, int drop,
                                       int required_runs) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) file_error(file, "cannot be opened");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) file_error(file, "cannot be read");
+  bool read_failed = false;
+  const std::optional<std::string> text = read_whole_file(file, &read_failed);
+  if (!text) file_error(file, "cannot be opened");
+  if (read_failed) file_error(file, "cannot be read");
 
   // ordered_json keeps the file's record order, which decides ties (same BS, same mean)
   // exactly as Python's dict order does in the reference.
   nlohmann::ordered_json doc;
   try {
-    doc = nlohmann::ordered_json::parse(text.str());
+    doc = nlohmann::ordered_json::parse(*text);
   } catch (const nlohmann::json::exception& e) {
     file_error(file, std::string("invalid JSON: ") + e.what());
   }

@@ -1,4 +1,5 @@
 #include "mlperf/training/score.h"
+#include "mlperf/mllog/line_reader.h"
 
 #include <new>
 #include <algorithm>
@@ -25,7 +26,7 @@ namespace {
 
 // Reads a small JSON file (system description, scaling.json); nullopt with `error` set.
 std::optional<nlohmann::json> read_small_json(const fs::path& file, std::string& error) {
-  std::ifstream in(file);
+  std::ifstream in = open_input_file(file);
   if (!in) {
     error = fmt::format("{}: cannot open", file.string());
     return std::nullopt;
@@ -295,12 +296,7 @@ void tag_directory_platform(const BenchmarkDir& dir, const DataContext& data, co
     // Only accelerator_model_name is wanted: a plain system description (most are) is read
     // without building its tree (is_plain_json: nlohmann would read the same); anything else
     // is parsed by nlohmann as before, errors and all.
-    std::string text;
-    if (std::ifstream in(*dir.system_description, std::ios::binary); in) {
-      std::ostringstream bytes;
-      bytes << in.rdbuf();
-      text = std::move(bytes).str();
-    }
+    std::string text = read_whole_file(*dir.system_description).value_or(std::string());
     std::string error;
     if (is_plain_json(text)) {
       const std::string_view json = std::string_view(text).substr(text.find_first_not_of(" \t\r\n"));

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -29,6 +30,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::binary;
+using testing::built_with_address_sanitizer;
 using testing::names_in;
 using testing::q;
 using testing::read_file;
@@ -403,18 +405,66 @@ TEST(CliRobustness, ALogRewrittenWhileTheToolIsStoppedMidReadIsAnErrorNotAMixedS
   if (!caught) GTEST_SKIP() << "the tool read a 256 MiB log before it could be stopped: nothing to judge";
 }
 
-bool built_with_address_sanitizer() {
-#if defined(__SANITIZE_ADDRESS__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return false;
-#endif
+// Ended by a signal while it writes a report (Ctrl-C, kill): the signal ends the tool as it
+// would have without its handler (killed by that signal, for the shell to see), and no
+// temporary file is left beside --output. The run is made long by noise lines in one log, and
+// the signal sent once the tool is in the middle of reading it (the temporary exists from the
+// start). Spawned with SIGINT and SIGTERM at their default actions, whatever this process has.
+TEST(CliRobustness, ASignalWhileAReportIsWrittenEndsTheToolAndLeavesNoTemporary) {
+  TempDir tmp;
+  const fs::path dir = llama_copy(tmp.path() / "training_results_v5.1");
+  const fs::path log = fs::canonical(dir / "result_0.txt");
+  const std::string original = read_file(log);
+  for (const int signal_number : {SIGTERM, SIGINT}) {
+    bool caught = false;
+    for (std::size_t noise_mib = 16; noise_mib <= 256 && !caught; noise_mib *= 2) {
+      std::string padded = original;
+      const std::string noise_line(1023, 'x');
+      std::string noise;
+      noise.reserve(noise_mib << 20);
+      for (std::size_t i = 0; i < (noise_mib << 10); ++i) noise.append(noise_line).push_back('\n');
+      padded.insert(padded.find('\n', padded.size() / 2) + 1, noise);
+      write_file(log, padded);
+      const fs::path out_dir = tmp.path() / ("out" + std::to_string(signal_number) + "_" + std::to_string(noise_mib));
+      fs::create_directories(out_dir);
+      const std::string line = "exec " + binary() + " score --format json --output " + q(out_dir / "report.json") + " " +
+                               q(tmp.path()) + " 2>/dev/null";
+      const char* argv[] = {"/bin/sh", "-c", line.c_str(), nullptr};
+      posix_spawnattr_t attributes;
+      ASSERT_EQ(::posix_spawnattr_init(&attributes), 0);
+      sigset_t defaults;
+      sigemptyset(&defaults);
+      sigaddset(&defaults, SIGINT);
+      sigaddset(&defaults, SIGTERM);
+      ::posix_spawnattr_setsigdefault(&attributes, &defaults);
+      ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+      pid_t pid = -1;
+      ASSERT_EQ(::posix_spawn(&pid, "/bin/sh", nullptr, &attributes, const_cast<char**>(argv), environ), 0);
+      ::posix_spawnattr_destroy(&attributes);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      int status = 0;
+      bool reaped = false;
+      while (std::chrono::steady_clock::now() < deadline) {
+        const auto pos = read_offset(pid, log);
+        if (pos && *pos > 0 && *pos < static_cast<long long>(padded.size()) / 2) {
+          ASSERT_EQ(names_in(out_dir).size(), 1u) << "the temporary, while the report is written";
+          ::kill(pid, signal_number);
+          caught = true;
+          break;
+        }
+        if (::waitpid(pid, &status, WNOHANG) == pid) {  // finished before it was caught
+          reaped = true;
+          break;
+        }
+      }
+      if (!reaped) ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+      if (!caught) continue;
+      ASSERT_TRUE(WIFSIGNALED(status)) << "signal " << signal_number << ": exited with " << WEXITSTATUS(status);
+      EXPECT_EQ(WTERMSIG(status), signal_number);
+      EXPECT_EQ(names_in(out_dir), std::set<std::string>{}) << "signal " << signal_number << ": a temporary left behind";
+    }
+    if (!caught) GTEST_SKIP() << "the tool read a 256 MiB log before it could be signalled: nothing to judge";
+  }
 }
 
 // Out of memory: with the address space limited anywhere from too little to start to plenty,
@@ -454,6 +504,53 @@ TEST(CliRobustness, UnderAnyAddressSpaceLimitTheAnswerIsExactOrOutOfMemoryWithEx
   }
   EXPECT_GT(exact, 0);          // the sweep reaches limits it runs under
   EXPECT_GT(out_of_memory, 0);  // and limits it runs out under
+}
+
+// Whichever allocation fails: the tool run with its Nth allocation failing (the preload
+// library tests/cli/fail_malloc) for N spread over the whole run gives exactly the answer it
+// gives without a failure, or says it ran out of memory and exits 2 with no --output file and
+// no temporary left. Never a crash, an abort, another answer, or a finding made of the
+// failure (a file "cannot be read" because fopen's or opendir's malloc failed). Where the
+// failure meets a noexcept library call (std::filesystem's iterators) the process ends in
+// std::terminate: its handler removes the temporary too.
+TEST(CliRobustness, WhicheverAllocationFailsTheAnswerIsExactOrOutOfMemoryWithExit2) {
+  if (built_with_address_sanitizer()) GTEST_SKIP() << "AddressSanitizer's malloc must be the first library loaded";
+  TempDir tmp;
+  const fs::path examples = source_dir() / "data/examples";
+  const std::string preload = std::string("LD_PRELOAD=") + q(MLPERF_SCORE_FAIL_MALLOC) + " ";
+  const auto full = run_command(binary() + " score --format json " + q(examples) + " 2>/dev/null");
+  ASSERT_EQ(full.status, 0);
+  const fs::path count_file = tmp.path() / "count";
+  const auto counted = run_command("MLPERF_COUNT_ALLOCATIONS=" + q(count_file) + " " + preload + binary() +
+                                   " score --format json " + q(examples) + " 2>/dev/null");
+  ASSERT_EQ(counted.status, 0);
+  ASSERT_EQ(counted.out, full.out);  // the library alone changes nothing
+  const long calls = std::stol(read_file(count_file));
+  ASSERT_GT(calls, 1000);
+  // About 500 runs (a few seconds), at an odd stride so that no phase of the run is stepped over
+  // in step with its allocations.
+  const long stride = std::max(1L, calls / 500) | 1;
+  int exact = 0, out_of_memory = 0;
+  for (long n = 0; n < calls; n += stride) {
+    const fs::path out_dir = tmp.path() / ("fail" + std::to_string(n));
+    fs::create_directories(out_dir);
+    const fs::path out = out_dir / "report.json";
+    auto r = run_command("MLPERF_FAIL_ALLOCATION=" + std::to_string(n) + " " + preload + binary() +
+                         " score --format json --output " + q(out) + " " + q(examples) + " 2>" + q(out_dir / "err.txt") +
+                         "; echo \"status $?\"");
+    const std::string err = read_file(out_dir / "err.txt");
+    if (r.out == "status 0\n") {
+      ++exact;
+      EXPECT_EQ(read_file(out), full.out) << "allocation " << n;
+      continue;
+    }
+    ++out_of_memory;
+    EXPECT_EQ(r.out, "status 2\n") << "allocation " << n << ": " << err;
+    EXPECT_EQ(err.rfind("mlperf-score: ", 0), 0u) << "allocation " << n << ": " << err;
+    EXPECT_NE(err.find("out of memory"), std::string::npos) << "allocation " << n << ": " << err;
+    EXPECT_EQ(names_in(out_dir), std::set<std::string>{"err.txt"}) << "allocation " << n << ": a report or temporary left";
+  }
+  EXPECT_GT(out_of_memory, 400);  // nearly every allocation matters
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <optional>
 #include <memory>
@@ -39,6 +40,17 @@ ByteSource file_source(const std::filesystem::path& path, FolderCache* folders =
 /// listing of its folder kept on this thread (FolderListings::Use) has no such entry. Throws
 /// std::runtime_error naming the file for other failures to open (permission denied).
 std::optional<ByteSource> regular_file_source(const std::filesystem::path& path);
+
+/// Throws std::bad_alloc when `error` (an errno value) is ENOMEM: a call that failed for want
+/// of memory (open(2), or fopen and opendir, whose malloc failed) comes under the
+/// out-of-memory policy (README "Robustness": exit 2, no --output file), never under "this
+/// file is missing or unreadable", which would be a finding made while memory ran out.
+void throw_if_out_of_memory(int error);
+
+/// std::ifstream(path, mode): a stream that is not open when the file cannot be opened, as
+/// there; except that an open that failed for want of memory (the FILE that libstdc++'s
+/// filebuf gets from fopen) throws std::bad_alloc (throw_if_out_of_memory).
+std::ifstream open_input_file(const std::filesystem::path& path, std::ios::openmode mode = std::ios::in);
 
 /// The whole of the file at `path`, read with read(2) as `std::ifstream(path, binary)` and
 /// `<< rdbuf()` read it: nullopt when it cannot be opened; else the bytes read up to the end

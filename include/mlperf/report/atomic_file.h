@@ -27,6 +27,8 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 /// removes the temporary and leaves `path` untouched.
 /// Every member throws std::runtime_error "PATH: cannot write: <what>: <reason>" on failure,
 /// after removing the temporary.
+/// While it exists uncommitted, its temporary is also one that remove_unfinished_temporaries
+/// removes, so a process ended without unwinding (std::terminate, a signal) leaves none behind.
 class AtomicFile {
  public:
   explicit AtomicFile(const std::filesystem::path& path);
@@ -46,6 +48,13 @@ class AtomicFile {
   std::string temp_;
   int fd_ = -1;
   bool done_ = false;
+  int slot_ = -1;  ///< its place among the unfinished temporaries; -1 when not listed
 };
+
+/// Removes (unlink(2)) the temporary file of every AtomicFile neither committed nor destroyed
+/// yet. Only async-signal-safe calls: for a terminate or signal handler about to end the
+/// process without unwinding (README "Robustness": no temporary left behind). Up to 64
+/// unfinished files are tracked at once; never throws.
+void remove_unfinished_temporaries() noexcept;
 
 }  // namespace mlperf

@@ -1,0 +1,72 @@
+// A preload library for the out-of-memory tests (tests/cli/cli_robustness_test.cc): makes
+// exactly one allocation of the process fail, as a limit on memory can fail any one of them.
+//
+//   MLPERF_FAIL_ALLOCATION=N   the Nth call (from 0) of malloc, calloc or realloc returns
+//                              null with errno ENOMEM; every other call succeeds
+//   MLPERF_COUNT_ALLOCATIONS=F at exit, the number of calls made is written to file F
+//
+// Loaded with LD_PRELOAD into the tool alone; never linked. Calls glibc's own allocator
+// (__libc_malloc …), which is what malloc would have called.
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstddef>
+#include <cstdlib>
+
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t count, std::size_t size);
+void* __libc_realloc(void* pointer, std::size_t size);
+}
+
+namespace {
+
+std::atomic<long> g_calls{0};
+
+// getenv allocates nothing; read on every call (static initialisers of other libraries
+// allocate before this library's would run).
+long failing_call() {
+  const char* text = std::getenv("MLPERF_FAIL_ALLOCATION");
+  return text ? std::atol(text) : -1;
+}
+
+bool this_call_fails() {
+  const long call = g_calls.fetch_add(1);
+  if (call != failing_call()) return false;
+  errno = ENOMEM;
+  return true;
+}
+
+// Written with write(2) alone: the heap is not touched at exit.
+struct CountAtExit {
+  ~CountAtExit() {
+    const char* file = std::getenv("MLPERF_COUNT_ALLOCATIONS");
+    if (!file) return;
+    const int fd = ::open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    char digits[32];
+    int n = 0;
+    long calls = g_calls.load();
+    do {
+      digits[sizeof digits - 1 - n++] = static_cast<char>('0' + calls % 10);
+      calls /= 10;
+    } while (calls > 0);
+    [[maybe_unused]] const ssize_t written = ::write(fd, digits + sizeof digits - n, static_cast<std::size_t>(n));
+    ::close(fd);
+  }
+} g_count_at_exit;
+
+}  // namespace
+
+extern "C" {
+
+void* malloc(std::size_t size) { return this_call_fails() ? nullptr : __libc_malloc(size); }
+
+void* calloc(std::size_t count, std::size_t size) { return this_call_fails() ? nullptr : __libc_calloc(count, size); }
+
+void* realloc(void* pointer, std::size_t size) { return this_call_fails() ? nullptr : __libc_realloc(pointer, size); }
+
+}  // extern "C"
