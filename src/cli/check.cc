@@ -115,7 +115,7 @@ int run_check(const CheckArgs& args) {
       // Standard output and FIFOs are written in place, a file atomically (output.h).
       OutputWriter output(args.junit, std::cout);
       junit->finish(output.stream());
-      output.finish();
+      if (!finish_unless_memory_ran_out(output, args.junit)) return kExitInputError;
     } catch (const std::bad_alloc&) {
       throw;  // out of memory is never a finding: main.cc says so, exit 2
     } catch (const std::exception& e) {

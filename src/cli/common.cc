@@ -62,6 +62,17 @@ void add_scoring_options(CLI::App* cmd, ScoringArgs& args, const std::vector<std
       ->capture_default_str();
 }
 
+bool finish_unless_memory_ran_out(OutputWriter& output, const std::string& path) {
+  if (memory_ran_out()) {
+    // Some allocation failed on the way: never put a report in place that may lack part.
+    say_out_of_memory(
+        fmt::format("mlperf-score: {}: out of memory while building the report; nothing was written", path));
+    return false;
+  }
+  output.finish();
+  return true;
+}
+
 bool emit_report(const ScoringArgs& args, const std::function<void(std::ostream&)>& write) {
   try {
     if (args.output == "-") {
@@ -72,13 +83,7 @@ bool emit_report(const ScoringArgs& args, const std::function<void(std::ostream&
     // Streamed as it is written: a report of any size is never held whole in memory.
     OutputWriter output(args.output, std::cout);
     write(output.stream());
-    if (memory_ran_out()) {
-      // Some allocation failed on the way: never put a report in place that may lack part.
-      say_out_of_memory(fmt::format("mlperf-score: {}: out of memory while building the report; nothing was written",
-                                    args.output));
-      return false;
-    }
-    output.finish();
+    if (!finish_unless_memory_ran_out(output, args.output)) return false;
   } catch (const std::bad_alloc&) {
     throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {

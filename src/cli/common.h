@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mlperf/report/output.h"
 #include "mlperf/training/score.h"
 
 namespace mlperf::cli {
@@ -82,6 +83,12 @@ struct ScoringArgs {
 /// --bert-train-samples and --data-dir on `cmd`, bound to `args`.
 void add_scoring_options(CLI::App* cmd, ScoringArgs& args, const std::vector<std::string>& formats,
                          const std::string& format_help = "Output format");
+
+/// Completes `output` (OutputWriter::finish: a file put in place) unless an allocation has
+/// failed anywhere in the process (memory_ran_out): then says so, naming `path`, and returns
+/// false with nothing put in place; the temporary goes when `output` is destroyed. A report
+/// made while memory ran out may lack part, so it is never given as the file.
+bool finish_unless_memory_ran_out(OutputWriter& output, const std::string& path);
 
 /// Writes the report `write` produces to --output (`args.output`) by the output rules
 /// (write_output_file): "-" streams it to standard output. Returns false, the error printed

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -506,51 +507,73 @@ TEST(CliRobustness, UnderAnyAddressSpaceLimitTheAnswerIsExactOrOutOfMemoryWithEx
   EXPECT_GT(out_of_memory, 0);  // and limits it runs out under
 }
 
-// Whichever allocation fails: the tool run with its Nth allocation failing (the preload
-// library tests/cli/fail_malloc) for N spread over the whole run gives exactly the answer it
-// gives without a failure, or says it ran out of memory and exits 2 with no --output file and
-// no temporary left. Never a crash, an abort, another answer, or a finding made of the
-// failure (a file "cannot be read" because fopen's or opendir's malloc failed). Where the
-// failure meets a noexcept library call (std::filesystem's iterators) the process ends in
-// std::terminate: its handler removes the temporary too.
-TEST(CliRobustness, WhicheverAllocationFailsTheAnswerIsExactOrOutOfMemoryWithExit2) {
-  if (built_with_address_sanitizer()) GTEST_SKIP() << "AddressSanitizer's malloc must be the first library loaded";
-  TempDir tmp;
-  const fs::path examples = source_dir() / "data/examples";
+// Runs `command` (the tool's arguments, with {out} where the output folder goes) with its Nth
+// allocation failing (the preload library tests/cli/fail_malloc), for about `runs` values of N
+// spread over the whole run, and checks each answer: exactly the files `outputs` (names in the
+// output folder) that the run gives without a failure, with status 0; or status 2, a message
+// saying it ran out of memory, and no output file or temporary left. Never a crash, an abort,
+// another answer, or a finding made of the failure (a file "cannot be read" because fopen's
+// or opendir's malloc failed). Returns how many runs ran out of memory.
+int sweep_failing_allocations(const fs::path& tmp, const std::string& command, const std::vector<std::string>& outputs,
+                              long runs) {
   const std::string preload = std::string("LD_PRELOAD=") + q(MLPERF_SCORE_FAIL_MALLOC) + " ";
-  const auto full = run_command(binary() + " score --format json " + q(examples) + " 2>/dev/null");
-  ASSERT_EQ(full.status, 0);
-  const fs::path count_file = tmp.path() / "count";
-  const auto counted = run_command("MLPERF_COUNT_ALLOCATIONS=" + q(count_file) + " " + preload + binary() +
-                                   " score --format json " + q(examples) + " 2>/dev/null");
-  ASSERT_EQ(counted.status, 0);
-  ASSERT_EQ(counted.out, full.out);  // the library alone changes nothing
-  const long calls = std::stol(read_file(count_file));
-  ASSERT_GT(calls, 1000);
-  // About 500 runs (a few seconds), at an odd stride so that no phase of the run is stepped over
-  // in step with its allocations.
-  const long stride = std::max(1L, calls / 500) | 1;
-  int exact = 0, out_of_memory = 0;
+  auto with_out = [&](const fs::path& out_dir) {
+    std::string line = command;
+    for (auto at = line.find("{out}"); at != std::string::npos; at = line.find("{out}", at)) line.replace(at, 5, out_dir.string());
+    return line;
+  };
+  const fs::path full_dir = tmp / "full";
+  fs::create_directories(full_dir);
+  const auto full = run_command("MLPERF_COUNT_ALLOCATIONS=" + q(tmp / "count") + " " + preload + binary() + " " +
+                                with_out(full_dir) + " >/dev/null 2>&1");
+  EXPECT_EQ(full.status, 0) << "the library alone changes nothing";
+  std::map<std::string, std::string> expected;
+  for (const auto& name : outputs) expected[name] = read_file(full_dir / name);
+  const long calls = std::stol(read_file(tmp / "count"));
+  EXPECT_GT(calls, 1000);
+  // An odd stride, so that no phase of the run is stepped over in step with its allocations.
+  const long stride = std::max(1L, calls / runs) | 1;
+  int out_of_memory = 0;
   for (long n = 0; n < calls; n += stride) {
-    const fs::path out_dir = tmp.path() / ("fail" + std::to_string(n));
+    const fs::path out_dir = tmp / ("fail" + std::to_string(n));
     fs::create_directories(out_dir);
-    const fs::path out = out_dir / "report.json";
-    auto r = run_command("MLPERF_FAIL_ALLOCATION=" + std::to_string(n) + " " + preload + binary() +
-                         " score --format json --output " + q(out) + " " + q(examples) + " 2>" + q(out_dir / "err.txt") +
-                         "; echo \"status $?\"");
-    const std::string err = read_file(out_dir / "err.txt");
+    auto r = run_command("MLPERF_FAIL_ALLOCATION=" + std::to_string(n) + " " + preload + binary() + " " +
+                         with_out(out_dir) + " >/dev/null 2>" + q(tmp / "err.txt") + "; echo \"status $?\"");
+    const std::string err = read_file(tmp / "err.txt");
     if (r.out == "status 0\n") {
-      ++exact;
-      EXPECT_EQ(read_file(out), full.out) << "allocation " << n;
+      for (const auto& name : outputs) EXPECT_EQ(read_file(out_dir / name), expected[name]) << "allocation " << n << ": " << name;
       continue;
     }
     ++out_of_memory;
     EXPECT_EQ(r.out, "status 2\n") << "allocation " << n << ": " << err;
     EXPECT_EQ(err.rfind("mlperf-score: ", 0), 0u) << "allocation " << n << ": " << err;
     EXPECT_NE(err.find("out of memory"), std::string::npos) << "allocation " << n << ": " << err;
-    EXPECT_EQ(names_in(out_dir), std::set<std::string>{"err.txt"}) << "allocation " << n << ": a report or temporary left";
+    EXPECT_EQ(names_in(out_dir), std::set<std::string>{}) << "allocation " << n << ": an output or temporary left";
   }
+  return out_of_memory;
+}
+
+// Whichever allocation fails, `score --output` gives its exact answer or exits 2 saying it ran
+// out of memory, with no file left (sweep_failing_allocations). Where the failure meets a
+// noexcept library call (std::filesystem's iterators) the process ends in std::terminate: its
+// handler removes the temporary too.
+TEST(CliRobustness, WhicheverAllocationFailsTheAnswerIsExactOrOutOfMemoryWithExit2) {
+  if (built_with_address_sanitizer()) GTEST_SKIP() << "AddressSanitizer's malloc must be the first library loaded";
+  TempDir tmp;
+  const int out_of_memory = sweep_failing_allocations(
+      tmp.path(), "score --format json --output {out}/report.json " + q(source_dir() / "data/examples"), {"report.json"}, 500);
   EXPECT_GT(out_of_memory, 400);  // nearly every allocation matters
+}
+
+// The same for `check` writing its report and a JUnit file: neither is put in place when an
+// allocation failed anywhere, even one that something caught.
+TEST(CliRobustness, WhicheverAllocationFailsCheckWritesBothFilesExactlyOrNeither) {
+  if (built_with_address_sanitizer()) GTEST_SKIP() << "AddressSanitizer's malloc must be the first library loaded";
+  TempDir tmp;
+  const int out_of_memory = sweep_failing_allocations(
+      tmp.path(), "check --format json --output {out}/report.json --junit {out}/junit.xml " + q(source_dir() / "data/examples"),
+      {"report.json", "junit.xml"}, 250);
+  EXPECT_GT(out_of_memory, 200);
 }
 
 }  // namespace
