@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "common.h"
+#include "mlperf/mllog/line_reader.h"
 #include "mlperf/report/check_report.h"
 #include "mlperf/report/directories.h"
 #include "mlperf/report/html/report.h"
@@ -64,6 +65,7 @@ int run_check(const CheckArgs& args) {
   } catch (const std::bad_alloc&) {
     throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
+    if (is_out_of_memory(e)) throw;  // out of memory is never a finding: main.cc says so, exit 2
     print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
     return kExitInputError;
   }
@@ -119,6 +121,7 @@ int run_check(const CheckArgs& args) {
     } catch (const std::bad_alloc&) {
       throw;  // out of memory is never a finding: main.cc says so, exit 2
     } catch (const std::exception& e) {
+      if (is_out_of_memory(e)) throw;  // out of memory is never a finding: main.cc says so, exit 2
       print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
       return kExitInputError;
     }

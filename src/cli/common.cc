@@ -1,4 +1,5 @@
 #include "common.h"
+#include "mlperf/mllog/line_reader.h"
 
 #include <new>
 #include <cstdio>
@@ -87,6 +88,7 @@ bool emit_report(const ScoringArgs& args, const std::function<void(std::ostream&
   } catch (const std::bad_alloc&) {
     throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
+    if (is_out_of_memory(e)) throw;  // out of memory is never a finding: main.cc says so, exit 2
     print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
     return false;
   }
@@ -128,6 +130,7 @@ DataContext* load_data(const std::string& data_dir) {
   } catch (const std::bad_alloc&) {
     throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
+    if (is_out_of_memory(e)) throw;  // out of memory is never a finding: main.cc says so, exit 2
     print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
     return nullptr;
   }

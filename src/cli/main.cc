@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "common.h"
+#include "mlperf/mllog/line_reader.h"
 #include "mlperf/report/output.h"
 
 namespace {
@@ -88,9 +89,16 @@ int main(int argc, char** argv) {
       said_out_of_memory = true;
       status = kExitInputError;
     } catch (const std::exception& e) {
-      // fmt::print throws when standard error cannot be written (`2>/dev/full`); anything
-      // else escaping a command is a bug, still reported as a message and status 2.
-      std::fprintf(stderr, "mlperf-score: %s\n", e.what());
+      if (mlperf::is_out_of_memory(e)) {
+        // A call that failed for want of memory (getcwd's malloc in std::filesystem::absolute:
+        // "cannot make absolute path: Cannot allocate memory") is running out of memory too.
+        print_stderr_line(fmt::format("mlperf-score: out of memory ({}); nothing more was written", e.what()));
+        said_out_of_memory = true;
+      } else {
+        // fmt::print throws when standard error cannot be written (`2>/dev/full`); anything
+        // else escaping a command is a bug, still reported as a message and status 2.
+        std::fprintf(stderr, "mlperf-score: %s\n", e.what());
+      }
       status = kExitInputError;
     }
     if (memory_ran_out() && !said_out_of_memory && !out_of_memory_said()) {

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <system_error>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -122,6 +123,12 @@ std::shared_ptr<FileHandle> open_for_reading(const std::filesystem::path& path, 
 
 void throw_if_out_of_memory(int error) {
   if (error == ENOMEM) throw std::bad_alloc();
+}
+
+bool is_out_of_memory(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e)) return true;
+  const auto* system = dynamic_cast<const std::system_error*>(&e);
+  return system && system->code() == std::errc::not_enough_memory;
 }
 
 std::ifstream open_input_file(const std::filesystem::path& path, std::ios::openmode mode) {

@@ -78,7 +78,10 @@ std::string quoted_list(const std::vector<std::string>& items) {
 fs::path normal_absolute(const fs::path& p) {
   std::error_code ec;
   fs::path a = fs::absolute(p, ec);
-  if (ec) a = p;
+  if (ec) {
+    throw_if_out_of_memory(ec.value());  // getcwd's malloc: not a path to take as it is
+    a = p;
+  }
   a = a.lexically_normal();
   if (!a.has_filename() && a.has_parent_path() && a != a.root_path()) a = a.parent_path();
   return a;

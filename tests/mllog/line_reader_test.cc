@@ -9,12 +9,15 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -385,4 +388,32 @@ TEST(LineReader, AFileReplacedUnderItsNameWhileReadIsAnError) {
 }
 
 }  // namespace
+// Running out of memory is told apart from a missing or unreadable file, whichever way it is
+// reported: std::bad_alloc, a std::filesystem error with ENOMEM (getcwd's malloc inside
+// std::filesystem::absolute), ENOMEM from open(2) or fopen's malloc.
+TEST(OutOfMemory, BadAllocAndEnomemAreOutOfMemoryOtherErrorsAreNot) {
+  EXPECT_TRUE(is_out_of_memory(std::bad_alloc()));
+  EXPECT_TRUE(is_out_of_memory(std::filesystem::filesystem_error(
+      "cannot make absolute path", "data/examples", std::make_error_code(std::errc::not_enough_memory))));
+  EXPECT_TRUE(is_out_of_memory(std::system_error(ENOMEM, std::generic_category())));
+  EXPECT_FALSE(is_out_of_memory(std::filesystem::filesystem_error(
+      "cannot open", "x", std::make_error_code(std::errc::no_such_file_or_directory))));
+  EXPECT_FALSE(is_out_of_memory(std::runtime_error("Cannot allocate memory")));  // words are not the error
+
+  EXPECT_THROW(throw_if_out_of_memory(ENOMEM), std::bad_alloc);
+  EXPECT_NO_THROW(throw_if_out_of_memory(ENOENT));
+  EXPECT_NO_THROW(throw_if_out_of_memory(0));
+
+  // A file that is not there stays a stream that is not open, as std::ifstream gives it.
+  testing::TempDir tmp;
+  std::ifstream missing = open_input_file(tmp.path() / "absent.json");
+  EXPECT_FALSE(missing.is_open());
+  testing::write_file(tmp.path() / "present.json", "{}");
+  std::ifstream present = open_input_file(tmp.path() / "present.json", std::ios::binary);
+  ASSERT_TRUE(present.is_open());
+  std::string text;
+  std::getline(present, text);
+  EXPECT_EQ(text, "{}");
+}
+
 }  // namespace mlperf

@@ -47,6 +47,11 @@ std::optional<ByteSource> regular_file_source(const std::filesystem::path& path)
 /// file is missing or unreadable", which would be a finding made while memory ran out.
 void throw_if_out_of_memory(int error);
 
+/// Whether `e` means the process ran out of memory: std::bad_alloc, or a std::system_error
+/// (std::filesystem::filesystem_error included) whose code is ENOMEM, as when getcwd's own
+/// malloc fails inside std::filesystem::absolute. Such a failure is never a finding.
+bool is_out_of_memory(const std::exception& e);
+
 /// std::ifstream(path, mode): a stream that is not open when the file cannot be opened, as
 /// there; except that an open that failed for want of memory (the FILE that libstdc++'s
 /// filebuf gets from fopen) throws std::bad_alloc (throw_if_out_of_memory).
