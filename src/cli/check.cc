@@ -75,6 +75,7 @@ int run_check(const CheckArgs& args) {
   // suites are written as each batch is judged, so memory stays that of a batch (issue #25).
   std::optional<JUnitWriter> junit;
   if (!args.junit.empty()) junit.emplace();
+  std::optional<OutputWriter> junit_output;
   bool written = emit_report(args, [&](std::ostream& out) {
     // HTML is one page of every directory: its reports are kept until the end.
     std::vector<CheckReport> all;
@@ -109,15 +110,19 @@ int run_check(const CheckArgs& args) {
       out << html::check_report(all);
       keep_until_exit(std::move(all));
     }
+    // The JUnit file is written (to its temporary: standard output and FIFOs in place, a file
+    // atomically, output.h) before the report is put in place, so every allocation of both
+    // comes before either is: running out of memory on the way leaves neither file.
+    if (junit) {
+      junit_output.emplace(args.junit, std::cout);
+      junit->finish(junit_output->stream());
+    }
   });
   if (!written) return kExitInputError;
 
-  if (junit) {
+  if (junit_output) {
     try {
-      // Standard output and FIFOs are written in place, a file atomically (output.h).
-      OutputWriter output(args.junit, std::cout);
-      junit->finish(output.stream());
-      if (!finish_unless_memory_ran_out(output, args.junit)) return kExitInputError;
+      if (!finish_unless_memory_ran_out(*junit_output, args.junit)) return kExitInputError;
     } catch (const std::bad_alloc&) {
       throw;  // out of memory is never a finding: main.cc says so, exit 2
     } catch (const std::exception& e) {
