@@ -62,10 +62,8 @@ int run_check(const CheckArgs& args) {
   try {
     std::vector<std::filesystem::path> given(args.paths.begin(), args.paths.end());
     package.emplace(data->package_rules(), data->facts(), given, args.package);
-  } catch (const std::bad_alloc&) {
-    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
-    if (is_out_of_memory(e)) throw;  // out of memory is never a finding: main.cc says so, exit 2
+    if (is_out_of_memory(e)) throw;  // std::bad_alloc, ENOMEM: never a finding; main.cc says so, exit 2
     print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
     return kExitInputError;
   }
@@ -123,10 +121,8 @@ int run_check(const CheckArgs& args) {
   if (junit_output) {
     try {
       if (!finish_unless_memory_ran_out(*junit_output, args.junit)) return kExitInputError;
-    } catch (const std::bad_alloc&) {
-      throw;  // out of memory is never a finding: main.cc says so, exit 2
     } catch (const std::exception& e) {
-      if (is_out_of_memory(e)) throw;  // out of memory is never a finding: main.cc says so, exit 2
+      if (is_out_of_memory(e)) throw;  // std::bad_alloc, ENOMEM: never a finding; main.cc says so, exit 2
       print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
       return kExitInputError;
     }

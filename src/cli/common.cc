@@ -85,10 +85,8 @@ bool emit_report(const ScoringArgs& args, const std::function<void(std::ostream&
     OutputWriter output(args.output, std::cout);
     write(output.stream());
     if (!finish_unless_memory_ran_out(output, args.output)) return false;
-  } catch (const std::bad_alloc&) {
-    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
-    if (is_out_of_memory(e)) throw;  // out of memory is never a finding: main.cc says so, exit 2
+    if (is_out_of_memory(e)) throw;  // std::bad_alloc, ENOMEM: never a finding; main.cc says so, exit 2
     print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
     return false;
   }
@@ -127,10 +125,8 @@ DataContext* load_data(const std::string& data_dir) {
     static DataContext* loaded = nullptr;  // one command runs per process
     loaded = new DataContext(find_data_root(data_dir.empty() ? std::nullopt : std::optional<std::filesystem::path>(data_dir)));
     return loaded;
-  } catch (const std::bad_alloc&) {
-    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
-    if (is_out_of_memory(e)) throw;  // out of memory is never a finding: main.cc says so, exit 2
+    if (is_out_of_memory(e)) throw;  // std::bad_alloc, ENOMEM: never a finding; main.cc says so, exit 2
     print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
     return nullptr;
   }

@@ -34,7 +34,6 @@ enum ExitStatus : int {
 // unfinished --output temporary and, after memory ran out, prints the out-of-memory message
 // and exits 2 instead of aborting.
 
-
 /// Handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT (those not ignored when the process
 /// started) that remove every unfinished temporary --output file (AtomicFile) and then let the
 /// signal end the process as it would have. Call once, early in main.

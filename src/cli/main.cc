@@ -92,8 +92,7 @@ int main(int argc, char** argv) {
       if (mlperf::is_out_of_memory(e)) {
         // A call that failed for want of memory (getcwd's malloc in std::filesystem::absolute:
         // "cannot make absolute path: Cannot allocate memory") is running out of memory too.
-        print_stderr_line(fmt::format("mlperf-score: out of memory ({}); nothing more was written", e.what()));
-        said_out_of_memory = true;
+        say_out_of_memory(fmt::format("mlperf-score: out of memory ({}); nothing more was written", e.what()));
       } else {
         // fmt::print throws when standard error cannot be written (`2>/dev/full`); anything
         // else escaping a command is a bug, still reported as a message and status 2.

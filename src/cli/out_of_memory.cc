@@ -16,6 +16,7 @@ namespace {
 
 std::atomic<void*> g_reserve{nullptr};
 std::atomic<bool> g_ran_out{false};
+std::atomic<bool> g_said{false};  // say_out_of_memory has printed a message
 
 // operator new calls this when malloc fails. Releasing the reserve (munmap: the address space
 // comes back, which is what an RLIMIT_AS limit counts) gives the unwinding room; throwing keeps
@@ -61,10 +62,6 @@ __attribute__((init_priority(101))) const OutOfMemoryPolicy g_policy;
 }  // namespace
 
 bool memory_ran_out() { return g_ran_out.load(); }
-
-namespace {
-std::atomic<bool> g_said{false};
-}  // namespace
 
 void say_out_of_memory(std::string_view line) {
   g_said.store(true);

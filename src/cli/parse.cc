@@ -115,10 +115,8 @@ FileOutcome parse_file(const std::string& arg, const std::unordered_set<std::str
           break;
       }
     }
-  } catch (const std::bad_alloc&) {
-    throw;  // out of memory is never a finding: main.cc says so, exit 2
   } catch (const std::exception& e) {
-    if (is_out_of_memory(e)) throw;  // out of memory is never a finding: main.cc says so, exit 2
+    if (is_out_of_memory(e)) throw;  // std::bad_alloc, ENOMEM: never a finding; main.cc says so, exit 2
     // Cannot open, or a read error part-way: what was read is printed, the rest is lost.
     out.flush();
     print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
