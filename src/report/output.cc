@@ -126,12 +126,43 @@ void write_output_file(const std::filesystem::path& path, std::string_view conte
   }
 }
 
-CheckedFdBuffer::CheckedFdBuffer(int fd) : fd_(fd) { buffer_.reserve(1 << 16); }
+BlockBuffer::BlockBuffer() : block_(new char[kBlockBytes]) { setp(block_.get(), block_.get() + kBlockBytes); }
+
+BlockBuffer::~BlockBuffer() = default;
+
+BlockBuffer::int_type BlockBuffer::overflow(int_type ch) {
+  if (sync() != 0) return traits_type::eof();
+  if (traits_type::eq_int_type(ch, traits_type::eof())) return traits_type::not_eof(ch);
+  *pptr() = traits_type::to_char_type(ch);
+  pbump(1);
+  return ch;
+}
+
+std::streamsize BlockBuffer::xsputn(const char* data, std::streamsize count) {
+  const auto size = static_cast<std::size_t>(count);
+  if (size > static_cast<std::size_t>(epptr() - pptr())) {
+    if (sync() != 0) return 0;
+    // A big block goes out as it is, after what was gathered (no copy into the block).
+    if (size >= kBlockBytes) return write_block(data, size) ? count : 0;
+  }
+  std::memcpy(pptr(), data, size);
+  pbump(static_cast<int>(size));
+  return count;
+}
+
+int BlockBuffer::sync() {
+  const auto size = static_cast<std::size_t>(pptr() - pbase());
+  setp(block_.get(), block_.get() + kBlockBytes);
+  return write_block(block_.get(), size) ? 0 : -1;
+}
+
+CheckedFdBuffer::CheckedFdBuffer(int fd) : fd_(fd) {}
 
 CheckedFdBuffer::~CheckedFdBuffer() { sync(); }
 
-bool CheckedFdBuffer::write_out(const char* data, std::size_t size) {
+bool CheckedFdBuffer::write_block(const char* data, std::size_t size) {
   if (broken_pipe_ || error_ != 0) return false;  // discard after the first failure
+  if (size == 0) return true;
   int error = 0;
   if (write_all_or_errno(fd_, data, size, error)) return true;
   if (error == EPIPE) {
@@ -142,64 +173,23 @@ bool CheckedFdBuffer::write_out(const char* data, std::size_t size) {
   return false;
 }
 
-CheckedFdBuffer::int_type CheckedFdBuffer::overflow(int_type ch) {
-  if (traits_type::eq_int_type(ch, traits_type::eof())) return sync() == 0 ? traits_type::not_eof(ch) : ch;
-  buffer_.push_back(traits_type::to_char_type(ch));
-  if (buffer_.size() >= (1u << 16) && sync() != 0) return traits_type::eof();
-  return ch;
-}
-
-std::streamsize CheckedFdBuffer::xsputn(const char* data, std::streamsize count) {
-  const auto size = static_cast<std::size_t>(count);
-  if (size >= (1u << 16)) {
-    // A big block goes out as it is, after what is buffered (no copy into the buffer).
-    if (sync() != 0 || !write_out(data, size)) return 0;
-    return count;
-  }
-  buffer_.append(data, size);
-  if (buffer_.size() >= (1u << 16) && sync() != 0) return 0;
-  return count;
-}
-
-int CheckedFdBuffer::sync() {
-  if (buffer_.empty()) return broken_pipe_ || error_ != 0 ? -1 : 0;
-  bool ok = write_out(buffer_.data(), buffer_.size());
-  buffer_.clear();
-  return ok ? 0 : -1;
-}
-
 // A buffered stream whose bytes go to `write` in blocks of 64 KiB. A failed write (the
 // callback throws std::runtime_error) is remembered with its message and every later byte
 // is dropped; OutputWriter::finish() throws it. std::bad_alloc passes on.
-struct OutputWriter::Sink : std::streambuf {
-  explicit Sink(std::function<void(std::string_view)> write) : write_(std::move(write)), stream_(this) {
-    buffer_.reserve(1 << 16);
-  }
-  int_type overflow(int_type ch) override {
-    if (traits_type::eq_int_type(ch, traits_type::eof())) return sync() == 0 ? traits_type::not_eof(ch) : ch;
-    buffer_.push_back(traits_type::to_char_type(ch));
-    if (buffer_.size() >= (1u << 16) && sync() != 0) return traits_type::eof();
-    return ch;
-  }
-  std::streamsize xsputn(const char* data, std::streamsize count) override {
-    buffer_.append(data, static_cast<std::size_t>(count));
-    if (buffer_.size() >= (1u << 16) && sync() != 0) return 0;
-    return count;
-  }
-  int sync() override {
-    if (!error_.empty()) return -1;
-    if (buffer_.empty()) return 0;
+struct OutputWriter::Sink : BlockBuffer {
+  explicit Sink(std::function<void(std::string_view)> write) : write_(std::move(write)), stream_(this) {}
+  bool write_block(const char* data, std::size_t size) override {
+    if (!error_.empty()) return false;
+    if (size == 0) return true;
     try {
-      write_(buffer_);
+      write_(std::string_view(data, size));
     } catch (const std::runtime_error& e) {
       error_ = e.what();
     }
-    buffer_.clear();
-    return error_.empty() ? 0 : -1;
+    return error_.empty();
   }
 
   std::function<void(std::string_view)> write_;
-  std::string buffer_;
   std::string error_;  // the first failed write's message
   std::ostream stream_;
   std::unique_ptr<AtomicFile> atomic;  // kAtomicReplace

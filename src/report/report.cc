@@ -12,7 +12,6 @@
 #include <array>
 #include <cmath>
 #include <ostream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -308,12 +307,14 @@ void write_run(JsonText& j, const DirectoryResult& r, std::size_t i) {
 // A training directory's object, byte for byte as to_json(r).dump(2) gives it (a test
 // compares them), each line after the first indented by `pad` more spaces, written member by
 // member in the keys' sorted order without building the tree (a fifth of the report's CPU
-// went to building, dumping and freeing trees; issue #25). The text goes to `out` after
-// every 64 KiB, so a directory of 100,000 runs is never held whole.
-void write_training_json(std::ostream& out, const DirectoryResult& r, RcpPass pass, std::size_t pad) {
+// went to building, dumping and freeing trees; issue #25). The text is appended to `text`;
+// with an `out`, it goes there after every 64 KiB and at the end, so a directory of 100,000
+// runs is never held whole. (Not an std::ostringstream for a text held whole: a stream
+// takes a std::bad_alloc for a bad state and drops the rest of the object in silence.)
+void write_training_json(std::string& text, std::ostream* out, const DirectoryResult& r, RcpPass pass,
+                         std::size_t pad) {
   constexpr std::size_t kFlushBytes = 64 * 1024;
-  std::string text;
-  text.reserve(r.runs.size() > 16 ? kFlushBytes + 4096 : 4096);
+  text.reserve(text.size() + (r.runs.size() > 16 ? kFlushBytes + 4096 : 4096));
   JsonText j(text, pad);
   auto or_null = [&](const auto& v) { v ? j.integer(*v) : j.literal("null"); };
   const WeakScalingScore* w = r.weak ? &*r.weak : nullptr;
@@ -409,8 +410,8 @@ void write_training_json(std::ostream& out, const DirectoryResult& r, RcpPass pa
   j.begin_array();
   for (std::size_t i = 0; i < r.runs.size(); ++i) {
     write_run(j, r, i);
-    if (text.size() >= kFlushBytes) {
-      out << text;
+    if (out && text.size() >= kFlushBytes) {
+      *out << text;
       text.clear();
     }
   }
@@ -440,7 +441,10 @@ void write_training_json(std::ostream& out, const DirectoryResult& r, RcpPass pa
   j.key("warnings");
   j.strings(r.warnings);
   j.end_object();
-  out << text;
+  if (out) {
+    *out << text;
+    text.clear();
+  }
 }
 
 }  // namespace
@@ -626,16 +630,16 @@ void ReportWriter::add(const std::vector<DirectoryResult>& results) {
           if (r.dir.loadgen) {
             objects[k] = inference_to_json_text(r, 4);
           } else if (r.runs.size() <= kRunsBuiltAside) {
-            std::ostringstream text;
-            write_training_json(text, r, pass_, 4);
-            objects[k] = std::move(text).str();
+            objects[k].clear();
+            write_training_json(objects[k], nullptr, r, pass_, 4);
           }
         });
         for (std::size_t k = 0; k < count; ++k) {
           const DirectoryResult& r = results[first + k];
           out_ << json_results_separator(written_);
           if (!r.dir.loadgen && r.runs.size() > kRunsBuiltAside) {
-            write_training_json(out_, r, pass_, 4);
+            std::string text;
+            write_training_json(text, &out_, r, pass_, 4);
           } else {
             out_ << objects[k];
             std::string().swap(objects[k]);

@@ -83,18 +83,42 @@ class OutputWriter {
   std::unique_ptr<Sink> sink_;
 };
 
+/// A stream buffer that gathers bytes in one block of 64 KiB, allocated when it is made, and
+/// hands each full block to write_block(); a write of a block or more goes out as it is,
+/// after what is gathered. Nothing is allocated after construction, so writing never runs
+/// out of memory: a std::ostream would take that std::bad_alloc for a bad state, and every
+/// later byte would be dropped in silence (README, Robustness).
+class BlockBuffer : public std::streambuf {
+ public:
+  static constexpr std::size_t kBlockBytes = 64 * 1024;
+  BlockBuffer();
+  ~BlockBuffer() override;
+  BlockBuffer(const BlockBuffer&) = delete;
+  BlockBuffer& operator=(const BlockBuffer&) = delete;
+
+ protected:
+  /// Writes `size` bytes (0: none, only the state is asked); false once a write has failed,
+  /// after which the bytes are dropped. Must not throw except std::bad_alloc.
+  virtual bool write_block(const char* data, std::size_t size) = 0;
+  int_type overflow(int_type ch) override;
+  std::streamsize xsputn(const char* data, std::streamsize count) override;
+  /// Writes what is gathered: 0, or -1 when a write has failed.
+  int sync() override;
+
+ private:
+  std::unique_ptr<char[]> block_;
+};
+
 /// A stream buffer writing to a file descriptor (standard output) in 64 KiB blocks with
 /// write(2), remembering the first failure instead of losing it the way std::cout does.
 /// After a failure every later byte is discarded; the command goes on and its end checks
 /// error(). A closed pipe (EPIPE, when SIGPIPE is ignored) counts as broken_pipe(), not as an
 /// error: the reader has gone, as with `| head`.
-class CheckedFdBuffer : public std::streambuf {
+class CheckedFdBuffer : public BlockBuffer {
  public:
   /// Writes to `fd`, which stays open and owned by the caller.
   explicit CheckedFdBuffer(int fd);
   ~CheckedFdBuffer() override;
-  CheckedFdBuffer(const CheckedFdBuffer&) = delete;
-  CheckedFdBuffer& operator=(const CheckedFdBuffer&) = delete;
 
   /// The errno of the first failed write other than EPIPE; 0 when none failed.
   int error() const { return error_; }
@@ -102,16 +126,12 @@ class CheckedFdBuffer : public std::streambuf {
   bool broken_pipe() const { return broken_pipe_; }
 
  protected:
-  int_type overflow(int_type ch) override;
-  std::streamsize xsputn(const char* data, std::streamsize count) override;
-  int sync() override;
+  bool write_block(const char* data, std::size_t size) override;
 
  private:
-  bool write_out(const char* data, std::size_t size);
   int fd_;
   bool broken_pipe_ = false;
   int error_ = 0;
-  std::string buffer_;
 };
 
 }  // namespace mlperf
