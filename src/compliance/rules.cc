@@ -9,11 +9,9 @@
 #include <array>
 #include <atomic>
 #include <deque>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <regex>
-#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -96,10 +94,14 @@ Requirement parse_requirement(const std::string& text, const std::string& where)
   else if (text == "OPTIONAL") r.kind = Requirement::kOptional;
   else if (text.starts_with("AT_LEAST_ONE_OR(") && text.ends_with(")")) {
     r.kind = Requirement::kAtLeastOneOr;
-    std::string inside = text.substr(16, text.size() - 17);
-    std::stringstream parts(inside);
-    std::string part;
-    while (std::getline(parts, part, ',')) r.alternatives.push_back(trim(part));
+    // The parts between commas, as getline splits them (no part after a last comma). Not
+    // through a std::stringstream: getline takes a std::bad_alloc for the stream's end.
+    std::string_view inside = std::string_view(text).substr(16, text.size() - 17);
+    while (!inside.empty()) {
+      const std::size_t comma = inside.find(',');
+      r.alternatives.push_back(trim(inside.substr(0, comma)));
+      inside.remove_prefix(comma == std::string_view::npos ? inside.size() : comma + 1);
+    }
   } else if (text.starts_with("AT_LEAST(") && text.ends_with(")")) {
     r.kind = Requirement::kAtLeast;
     try {

@@ -65,9 +65,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <boost/algorithm/string/case_conv.hpp>
 #include <fmt/format.h>
@@ -107,6 +105,18 @@ std::string trim(std::string_view s) {
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
   while (e > b && (std::isspace(static_cast<unsigned char>(s[e - 1])) || s[e - 1] == '\0')) --e;
   return std::string(s.substr(b, e - b));
+}
+
+// Calls `each(line)` for every line of `text`, split at '\n' as std::getline reads it (no
+// line after a last '\n'). Not through a std::istringstream: getline takes a std::bad_alloc
+// for the end of the stream.
+template <class Each>
+void for_each_line(std::string_view text, Each each) {
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    each(text.substr(0, end));
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+  }
 }
 
 std::vector<std::string> default_hip_libraries() {
@@ -211,11 +221,9 @@ std::optional<DrmDevice> read_drm_device(const fs::path& device_dir) {
   if (auto t = read_sysfs_text(device_dir / "product_name")) d.product_name = trim(*t);
   if (auto t = read_sysfs_text(device_dir / "mem_info_vram_total")) d.vram_bytes = parse_u64(*t).value_or(0);
   if (auto t = read_sysfs_text(device_dir / "uevent")) {
-    std::istringstream lines(*t);
-    std::string line;
-    while (std::getline(lines, line)) {
-      if (line.rfind("PCI_SLOT_NAME=", 0) == 0) d.pci_bus_id = to_lower_copy(trim(line.substr(14)));
-    }
+    for_each_line(*t, [&](std::string_view line) {
+      if (line.starts_with("PCI_SLOT_NAME=")) d.pci_bus_id = to_lower_copy(trim(line.substr(14)));
+    });
   }
   if (d.pci_bus_id.empty()) {
     std::string name = to_lower_copy(fs::weakly_canonical(device_dir, ec).filename().string());
@@ -642,14 +650,20 @@ HipStatus query_hip_runtime(const ProbeOptions& options, std::vector<HipDevice>&
 
 std::map<std::string, std::uint64_t> parse_kfd_properties(std::string_view text) {
   std::map<std::string, std::uint64_t> out;
-  std::istringstream lines{std::string(text)};
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::istringstream words(line);
-    std::string key, value, extra;
-    if (!(words >> key >> value) || (words >> extra)) continue;
-    if (auto v = parse_u64(value)) out[key] = *v;
-  }
+  for_each_line(text, [&](std::string_view line) {
+    // Exactly two words, split at white space as `>>` reads them.
+    std::string_view words[3];
+    std::size_t count = 0;
+    for (std::size_t at = 0; count < 3;) {
+      while (at < line.size() && std::isspace(static_cast<unsigned char>(line[at]))) ++at;
+      if (at == line.size()) break;
+      const std::size_t start = at;
+      while (at < line.size() && !std::isspace(static_cast<unsigned char>(line[at]))) ++at;
+      words[count++] = line.substr(start, at - start);
+    }
+    if (count != 2) return;
+    if (auto v = parse_u64(std::string(words[1]))) out[std::string(words[0])] = *v;
+  });
   return out;
 }
 

@@ -283,6 +283,25 @@ TEST_F(RulesTest, AtLeastOneOrIsOneFindingPerGroupOfAlternatives) {
   EXPECT_TRUE(judge({ev("epoch_start", "0")}).compliant);
 }
 
+TEST_F(RulesTest, AtLeastOneOrSplitsItsAlternativesAtCommasAndTrimsThem) {
+  config("common", R"(
+- KEY:
+    NAME: block_start
+    REQ: AT_LEAST_ONE_OR( epoch_start ,run_stop,)
+- KEY:
+    NAME: epoch_start
+    REQ: OPTIONAL
+- KEY:
+    NAME: run_stop
+    REQ: OPTIONAL
+)");
+  auto v = judge({ev("other", "0")});
+  EXPECT_EQ(messages(v), std::vector<std::string>{"E0:block_start or epoch_start or run_stop must be logged at least "
+                                                  "once (training_9.9.9/common.yaml); found none"});
+  EXPECT_TRUE(judge({ev("run_stop", "0")}).compliant);
+  EXPECT_TRUE(judge({ev("epoch_start", "0")}).compliant);
+}
+
 TEST_F(RulesTest, ChecksRunOnEveryLineButSubmissionKeysOnlyOnTheFirst) {
   config("common", R"(
 - KEY:

@@ -71,6 +71,9 @@ TEST(KfdProperties, ParsesKeyValueLinesAndSkipsOthers) {
   EXPECT_EQ(p.at("device_id"), 0x74A1u);
   EXPECT_EQ(p.at("unique_id"), 18446744073709551615ull);
   EXPECT_EQ(p.count("name"), 0u);
+  // Words split at any white space, as `>>` splits them; a last line without its newline.
+  auto q = parse_kfd_properties("  spaced\t 7  \n\none\nlast 9");
+  EXPECT_EQ(q, (std::map<std::string, std::uint64_t>{{"spaced", 7}, {"last", 9}}));
 }
 
 TEST(KfdProperties, GfxTargetFromVersion) {
