@@ -71,3 +71,14 @@ void say_out_of_memory(std::string_view line) {
 bool out_of_memory_said() { return g_said.load(); }
 
 }  // namespace mlperf::cli
+
+#if !defined(__SANITIZE_ADDRESS__)
+// A nothrow allocation's failure is handled by its caller: std::stable_sort's buffer comes
+// from std::get_temporary_buffer, and without it the sort runs in place with the same
+// answer. libstdc++'s nothrow operator new calls the new handler first, which would count
+// that as memory running out (exit 2 although the answer is exact); these replacements
+// return null at once. (Not under AddressSanitizer, which keeps its own operator new and
+// would take a malloc freed by its operator delete for a mismatch.)
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return std::malloc(size == 0 ? 1 : size); }
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return std::malloc(size == 0 ? 1 : size); }
+#endif

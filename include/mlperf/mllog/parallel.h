@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <exception>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -37,8 +38,9 @@ inline unsigned default_threads() {
 /// order whatever the scheduling (issue #5: files scored in parallel, deterministic order).
 /// An exception escaping a job (std::bad_alloc when memory runs out) never escapes its
 /// thread: no further job starts, and the first such exception is rethrown here once every
-/// thread has finished. Threads that cannot be started (no resources) leave their share to
-/// the others.
+/// thread has finished. Threads that cannot be started (std::system_error: no resources)
+/// leave their share to the others; memory running out while they are started (std::bad_alloc)
+/// is rethrown as a job's would be, never taken for a slower answer (README, Robustness).
 template <class Job>
 void parallel_for(std::size_t count, unsigned threads, const Job& job) {
   std::atomic<std::size_t> next{0};
@@ -59,8 +61,13 @@ void parallel_for(std::size_t count, unsigned threads, const Job& job) {
   try {
     pool.reserve(n - 1);
     for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
+  } catch (const std::bad_alloc&) {
+    // Out of memory: the threads that started stop after their job, and it is rethrown below.
+    std::lock_guard lock(error_mutex);
+    if (!first_error) first_error = std::current_exception();
+    failed = true;
   } catch (const std::exception&) {
-    // No memory or no thread to start: the threads that started and this one do the rest.
+    // No thread to start: the threads that started and this one do the rest.
   }
   worker();
   for (auto& t : pool) t.join();
