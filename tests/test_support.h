@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the tests: paths of the source tree, temporary folders, file hashes.
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -198,5 +199,41 @@ inline bool built_with_address_sanitizer() {
   return false;
 #endif
 }
+
+/// Keeps the calling thread's CPU affinity as it was made and puts it back when destroyed.
+/// pin_to_first_cpu() narrows it to the first CPU it allowed: as under `taskset -c N`, the
+/// thread and the processes it starts then see one CPU (the tool runs one worker, and its
+/// allocations come in one order).
+class AffinityGuard {
+ public:
+  AffinityGuard() {
+    CPU_ZERO(&saved_);
+    ok_ = ::sched_getaffinity(0, sizeof saved_, &saved_) == 0;
+  }
+  ~AffinityGuard() {
+    if (ok_) ::sched_setaffinity(0, sizeof saved_, &saved_);
+  }
+  AffinityGuard(const AffinityGuard&) = delete;
+  AffinityGuard& operator=(const AffinityGuard&) = delete;
+
+  /// Whether the affinity could be read (and so will be put back).
+  bool ok() const { return ok_; }
+  /// The affinity as it was made.
+  const cpu_set_t& saved() const { return saved_; }
+  /// Allows only the first CPU of saved(); false when the affinity cannot be changed here.
+  bool pin_to_first_cpu() {
+    if (!ok_) return false;
+    int first = 0;
+    while (first < CPU_SETSIZE && !CPU_ISSET(first, &saved_)) ++first;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    return ::sched_setaffinity(0, sizeof one, &one) == 0;
+  }
+
+ private:
+  cpu_set_t saved_;
+  bool ok_ = false;
+};
 
 }  // namespace mlperf::testing

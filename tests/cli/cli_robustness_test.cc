@@ -2,7 +2,6 @@
 // output lines, logs with NaN, impossible figures, logs that are no regular files, the last
 // screen of a report of several directories, and links in HTML reports.
 
-#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -31,6 +30,7 @@ namespace mlperf {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::AffinityGuard;
 using testing::binary;
 using testing::built_with_address_sanitizer;
 using testing::names_in;
@@ -580,36 +580,6 @@ TEST(CliRobustness, WhicheverAllocationFailsCheckWritesBothFilesExactlyOrNeither
   EXPECT_GT(out_of_memory, 200);
 }
 
-// Pins the calling thread, and so the processes it starts, to the first CPU it may run on,
-// until destroyed: the tool then runs one worker, and its allocations come in one order.
-class OnOneCpu {
- public:
-  OnOneCpu() {
-    CPU_ZERO(&saved_);
-    pinned_ = ::sched_getaffinity(0, sizeof saved_, &saved_) == 0;
-    if (!pinned_) return;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-      if (CPU_ISSET(cpu, &saved_)) {
-        CPU_SET(cpu, &one);
-        break;
-      }
-    }
-    pinned_ = ::sched_setaffinity(0, sizeof one, &one) == 0;
-  }
-  ~OnOneCpu() {
-    if (pinned_) ::sched_setaffinity(0, sizeof saved_, &saved_);
-  }
-  OnOneCpu(const OnOneCpu&) = delete;
-  OnOneCpu& operator=(const OnOneCpu&) = delete;
-  bool pinned() const { return pinned_; }
-
- private:
-  cpu_set_t saved_;
-  bool pinned_ = false;
-};
-
 // Whichever of the last allocations fails (the report being made and written: each
 // directory's object, the blocks to standard output), standard output holds the start of
 // the exact answer, and the failure reaches main as an exception: status 2 and "out of
@@ -619,8 +589,8 @@ class OnOneCpu {
 // nor a failure that something caught. On one CPU, every one of the last 300 allocations.
 TEST(CliRobustness, WhicheverOfTheLastAllocationsFailsStandardOutputHoldsTheStartOfTheAnswer) {
   if (built_with_address_sanitizer()) GTEST_SKIP() << "AddressSanitizer's malloc must be the first library loaded";
-  OnOneCpu one;
-  ASSERT_TRUE(one.pinned());
+  AffinityGuard guard;
+  ASSERT_TRUE(guard.pin_to_first_cpu());
   TempDir tmp;
   const std::string preload = std::string("LD_PRELOAD=") + q(MLPERF_SCORE_FAIL_MALLOC) + " ";
   const std::string command = binary() + " score --format json " + q(source_dir() / "data/examples");

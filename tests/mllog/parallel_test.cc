@@ -6,35 +6,19 @@
 
 #include <stdexcept>
 
+#include "../test_support.h"
+
 namespace mlperf {
 namespace {
 
-// Restores the calling thread's CPU affinity when the test ends.
-class AffinityGuard {
- public:
-  AffinityGuard() { CPU_ZERO(&saved_); ok_ = ::sched_getaffinity(0, sizeof saved_, &saved_) == 0; }
-  ~AffinityGuard() {
-    if (ok_) ::sched_setaffinity(0, sizeof saved_, &saved_);
-  }
-  bool ok() const { return ok_; }
-  const cpu_set_t& saved() const { return saved_; }
-
- private:
-  cpu_set_t saved_;
-  bool ok_ = false;
-};
+using testing::AffinityGuard;
 
 TEST(Parallel, TheCpusAllowedAreTheAffinityMasksNotTheMachines) {
   AffinityGuard guard;
   ASSERT_TRUE(guard.ok());
   EXPECT_EQ(cpus_allowed(), static_cast<unsigned>(CPU_COUNT(&guard.saved())));
   // As under `taskset -c N`: one CPU allowed, one thread, whatever the machine has.
-  int first = 0;
-  while (!CPU_ISSET(first, &guard.saved())) ++first;
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(first, &one);
-  if (::sched_setaffinity(0, sizeof one, &one) != 0) {
+  if (!guard.pin_to_first_cpu()) {
     GTEST_SKIP() << "this sandbox does not let a thread change its CPU affinity";
   }
   EXPECT_EQ(cpus_allowed(), 1u);
