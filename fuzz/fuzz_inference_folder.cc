@@ -60,8 +60,18 @@ const char* const kFiles[] = {
 };
 constexpr std::size_t kFileCount = sizeof kFiles / sizeof kFiles[0];
 
+// The source tree (configs/, data/examples/): $MLPERF_SCORE_SOURCE_DIR where set (the target
+// run from a copy of the tree elsewhere), else the tree it was built from.
+const fs::path& source_dir() {
+  static const fs::path p = [] {
+    const char* given = std::getenv("MLPERF_SCORE_SOURCE_DIR");
+    return fs::path(given && *given ? given : MLPERF_SCORE_SOURCE_DIR);
+  }();
+  return p;
+}
+
 const fs::path& source_round() {
-  static const fs::path p = fs::path(MLPERF_SCORE_SOURCE_DIR) / "data/examples/inference_results_v5.1";
+  static const fs::path p = source_dir() / "data/examples/inference_results_v5.1";
   return p;
 }
 
@@ -94,7 +104,7 @@ void copy_tree(const fs::path& from, const fs::path& to, fs::copy_options option
 // submitter folder and system description judged, and every input has paths of its own.
 const mlperf::DataContext& data(bool renew) {
   static std::unique_ptr<mlperf::DataContext> d;
-  if (!d || renew) d = std::make_unique<mlperf::DataContext>(fs::path(MLPERF_SCORE_SOURCE_DIR));
+  if (!d || renew) d = std::make_unique<mlperf::DataContext>(source_dir());
   return *d;
 }
 
