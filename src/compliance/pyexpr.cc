@@ -85,33 +85,44 @@ PyValue deep_copy(const PyValue& value) {
   return deep_copy(value, copied);
 }
 
-PyValue from_json(const nlohmann::json& j) {
+namespace {
+
+// from_json for nlohmann::json and nlohmann::ordered_json: an object's members are inserted
+// in the order the DOM iterates them.
+template <class Json>
+PyValue from_json_dom(const Json& j) {
   switch (j.type()) {
     case nlohmann::json::value_t::null: return {};
-    case nlohmann::json::value_t::boolean: return PyValue(j.get<bool>());
-    case nlohmann::json::value_t::number_integer: return PyValue(j.get<std::int64_t>());
+    case nlohmann::json::value_t::boolean: return PyValue(j.template get<bool>());
+    case nlohmann::json::value_t::number_integer: return PyValue(j.template get<std::int64_t>());
     case nlohmann::json::value_t::number_unsigned: {
-      auto u = j.get<std::uint64_t>();
+      auto u = j.template get<std::uint64_t>();
       if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
         return PyValue(static_cast<std::int64_t>(u));
       }
       return PyValue(static_cast<double>(u));  // beyond int64: approximated
     }
-    case nlohmann::json::value_t::number_float: return PyValue(j.get<double>());
-    case nlohmann::json::value_t::string: return PyValue(j.get<std::string>());
+    case nlohmann::json::value_t::number_float: return PyValue(j.template get<double>());
+    case nlohmann::json::value_t::string: return PyValue(j.template get<std::string>());
     case nlohmann::json::value_t::array: {
       auto l = std::make_shared<PyList>();
-      for (const auto& e : j) l->push_back(from_json(e));
+      for (const auto& e : j) l->push_back(from_json_dom(e));
       return PyValue(l);
     }
     case nlohmann::json::value_t::object: {
       auto d = std::make_shared<PyDict>();
-      for (auto it = j.begin(); it != j.end(); ++it) (*d)[it.key()] = from_json(it.value());
+      for (auto it = j.begin(); it != j.end(); ++it) (*d)[it.key()] = from_json_dom(it.value());
       return PyValue(d);
     }
     default: return {};
   }
 }
+
+}  // namespace
+
+PyValue from_json(const nlohmann::json& j) { return from_json_dom(j); }
+
+PyValue from_json(const nlohmann::ordered_json& j) { return from_json_dom(j); }
 
 namespace {
 

@@ -1268,8 +1268,12 @@ void LogReader::add_event(const EventView& view, std::string_view line_text, std
 
 void LogReader::add_event(std::string_view key, double time_ms, std::uint64_t line, std::string_view payload) {
   ++events_;
-  nlohmann::json doc = parse_json_like_python_or_discarded(payload);
-  if (doc.is_discarded() && !is_valid_utf8(payload)) doc = parse_json_like_python_or_discarded(latin1_to_utf8(payload));
+  // In the text's order, as json.loads keeps a dict's keys: a finding prints v['metadata']
+  // as Python's repr does (the fast path's LineText reads the text in order too).
+  nlohmann::ordered_json doc = parse_ordered_json_like_python_or_discarded(payload);
+  if (doc.is_discarded() && !is_valid_utf8(payload)) {
+    doc = parse_ordered_json_like_python_or_discarded(latin1_to_utf8(payload));
+  }
   if (!doc.is_object()) {
     add_parse_error(line, "MLLOG payload does not parse");
     return;

@@ -220,14 +220,16 @@ std::optional<std::string> mark_non_finite(std::string_view text) {
   return out;
 }
 
-// Turns the marker strings of mark_non_finite back into doubles, everywhere in `doc`.
-void restore_non_finite(nlohmann::json& doc) {
+// Turns the marker strings of mark_non_finite back into doubles, everywhere in `doc`
+// (nlohmann::json or nlohmann::ordered_json).
+template <class Json>
+void restore_non_finite(Json& doc) {
   static const std::string marker = [] {
     std::string m = nlohmann::json::parse("\"" + std::string(kNonFiniteMarker) + "\"").get<std::string>();
     return m;
   }();
   if (doc.is_string()) {
-    const std::string& s = doc.get_ref<const std::string&>();
+    const std::string& s = doc.template get_ref<const std::string&>();
     if (s.size() > marker.size() && s.compare(0, marker.size(), marker) == 0) {
       const std::string_view token = std::string_view(s).substr(marker.size());
       doc = token == "NaN" ? std::numeric_limits<double>::quiet_NaN()
@@ -254,14 +256,28 @@ nlohmann::json parse_json_like_python(std::string_view text) {
   }
 }
 
-nlohmann::json parse_json_like_python_or_discarded(std::string_view text) {
-  nlohmann::json doc = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+namespace {
+
+// parse_json_like_python_or_discarded into `Json` (nlohmann::json or nlohmann::ordered_json).
+template <class Json>
+Json parse_like_python_or_discarded(std::string_view text) {
+  Json doc = Json::parse(text.begin(), text.end(), nullptr, false);
   if (!doc.is_discarded()) return doc;
   std::optional<std::string> marked = mark_non_finite(text);
   if (!marked) return doc;
-  doc = nlohmann::json::parse(*marked, nullptr, false);
+  doc = Json::parse(*marked, nullptr, false);
   if (!doc.is_discarded()) restore_non_finite(doc);
   return doc;
+}
+
+}  // namespace
+
+nlohmann::json parse_json_like_python_or_discarded(std::string_view text) {
+  return parse_like_python_or_discarded<nlohmann::json>(text);
+}
+
+nlohmann::ordered_json parse_ordered_json_like_python_or_discarded(std::string_view text) {
+  return parse_like_python_or_discarded<nlohmann::ordered_json>(text);
 }
 
 LineKind parse_mllog_line(std::string_view line, Event& event, std::string& error) {

@@ -235,6 +235,32 @@ TEST_F(RulesTest, BlocksRunNameEveryEvaluatedBlockAndNoOther) {
   EXPECT_TRUE(judge({ev("a", "1")}).blocks_run.empty());
 }
 
+// A finding prints v['metadata'] as Python's repr prints what json.loads made of the line: its
+// keys in the order of the text, not sorted by name. Both ways a line reaches the rules give
+// that order: the fast scanner's (LineText) and the full parser's payload (judge), which
+// read_run uses for the lines the scanner declines (fuzz_compliance_log found them apart).
+TEST_F(RulesTest, AFindingPrintsADictInTheOrderOfTheLogLine) {
+  config("common", R"(
+- KEY:
+    NAME: block_stop
+    REQ: AT_LEAST_ONE
+    CHECK: "'samples_count' in v['metadata']"
+)");
+  const std::string in_order = R"({"samples_cgunt": 2688, "curr_global_step": 336, "self.gbs": 8})";
+  const std::string expected =
+      "E1:block_stop must satisfy `'samples_count' in v['metadata']` (training_9.9.9/common.yaml); found "
+      "v['metadata'] = {'samples_cgunt': 2688, 'curr_global_step': 336, 'self.gbs': 8}";
+  EXPECT_EQ(messages(judge({ev("block_stop", "null", in_order)})), std::vector<std::string>{expected});
+  EXPECT_EQ(messages(judge_scanned({ev("block_stop", "null", in_order)})), std::vector<std::string>{expected});
+  // A name given twice keeps its first place and its last value, as in a Python dict.
+  EXPECT_EQ(messages(judge({ev("block_stop", "null", R"({"z": 1, "a": 2, "z": 3})")})),
+            std::vector<std::string>{"E1:block_stop must satisfy `'samples_count' in v['metadata']` "
+                                     "(training_9.9.9/common.yaml); found v['metadata'] = {'z': 3, 'a': 2}"});
+  EXPECT_EQ(messages(judge({ev("block_stop", "null", R"({"b\"": 1, "a": 2})")})),
+            std::vector<std::string>{"E1:block_stop must satisfy `'samples_count' in v['metadata']` "
+                                     "(training_9.9.9/common.yaml); found v['metadata'] = {'b\"': 1, 'a': 2}"});
+}
+
 TEST_F(RulesTest, ExactlyOneAtLeastOneAtLeastNAndOptional) {
   config("common", R"(
 - KEY:

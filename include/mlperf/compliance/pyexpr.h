@@ -118,11 +118,13 @@ PyValue make_dict();
 PyValue deep_copy(const PyValue& value);
 
 /// The value Python's json.loads gives for `j` (objects → dict, arrays → list, integers →
-/// int, other numbers → float).
+/// int, other numbers → float). A dict's keys come in `j`'s order: sorted by name for a
+/// nlohmann::json, the text's order for a nlohmann::ordered_json (which is Python's).
 PyValue from_json(const nlohmann::json& j);
+PyValue from_json(const nlohmann::ordered_json& j);
 
 /// The value Python's json.loads gives for JSON text already validated (by scan_mllog_line):
-/// the same as from_json(nlohmann::json::parse(text)) without building the DOM. Text that is
+/// the same as from_json(nlohmann::ordered_json::parse(text)) without building the DOM. Text that is
 /// not valid JSON gives an unspecified value, never undefined behaviour.
 PyValue from_json_text(std::string_view text);
 

@@ -257,4 +257,10 @@ nlohmann::json parse_json_like_python(std::string_view text);
 /// text does not parse.
 nlohmann::json parse_json_like_python_or_discarded(std::string_view text);
 
+/// parse_json_like_python_or_discarded with each object's members in the order of the text,
+/// as Python's json.loads keeps them in a dict (nlohmann::json sorts them by name; a name
+/// given twice keeps its first place and its last value, as in Python). For values shown as
+/// Python shows them: the compliance rules' findings print v['metadata'] (mlp_compliance.py).
+nlohmann::ordered_json parse_ordered_json_like_python_or_discarded(std::string_view text);
+
 }  // namespace mlperf
