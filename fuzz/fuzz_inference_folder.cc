@@ -16,7 +16,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +23,7 @@
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +34,7 @@
 #include "mlperf/report/inference_report.h"
 #include "mlperf/report/report.h"
 #include "mlperf/training/data_context.h"
+#include "write_seeds.h"
 
 namespace {
 
@@ -111,26 +112,15 @@ const mlperf::DataContext& data(bool renew) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
-  const std::string flag = "-write_seeds=";
-  for (int i = 1; i < *argc; ++i) {
-    const std::string arg = (*argv)[i];
-    if (arg.compare(0, flag.size(), flag) != 0) continue;
-    const fs::path dir = arg.substr(flag.size());
-    fs::create_directories(dir);
+  mlperf::fuzz::write_seeds_if_asked(*argc, *argv, [] {
+    std::vector<std::pair<std::string, std::string>> seeds;
     for (std::size_t k = 0; k < kFileCount; ++k) {
-      std::ifstream in(source_round() / "closed/AMD" / kFiles[k], std::ios::binary);
-      std::ostringstream content;
-      content << in.rdbuf();
-      std::ofstream out(dir / ("seed_" + std::to_string(k)), std::ios::binary);
-      out.put(static_cast<char>(k));
-      out << content.str();
-      if (!in || !out) {
-        std::fprintf(stderr, "fuzz_inference_folder: cannot write the seed of %s into %s\n", kFiles[k], dir.c_str());
-        std::exit(2);
-      }
+      seeds.emplace_back("seed_" + std::to_string(k),
+                         std::string(1, static_cast<char>(k)) +
+                             mlperf::fuzz::read_seed_source(source_round() / "closed/AMD" / kFiles[k]));
     }
-    std::exit(0);
-  }
+    return seeds;
+  });
   return 0;
 }
 
