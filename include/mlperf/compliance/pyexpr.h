@@ -124,8 +124,8 @@ PyValue from_json(const nlohmann::json& j);
 PyValue from_json(const nlohmann::ordered_json& j);
 
 /// The value Python's json.loads gives for JSON text already validated (by scan_mllog_line):
-/// the same as from_json(nlohmann::ordered_json::parse(text)) without building the DOM. Text that is
-/// not valid JSON gives an unspecified value, never undefined behaviour.
+/// the same as from_json(nlohmann::ordered_json::parse(text)) without building the DOM.
+/// Text that is not valid JSON gives an unspecified value, never undefined behaviour.
 PyValue from_json_text(std::string_view text);
 
 /// Python's repr(), e.g. 'sgd', 0.5, 1.0, 1e-05, {'a': 1}, True, None.
