@@ -29,19 +29,12 @@
 #include "mlperf/mllog/mllog.h"
 #include "mlperf/training/facts.h"
 #include "mlperf/training/run.h"
-#include "write_seeds.h"
+#include "fuzz_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-const fs::path& source_dir() {
-  static const fs::path p = [] {
-    const char* given = std::getenv("MLPERF_SCORE_SOURCE_DIR");
-    return fs::path(given && *given ? given : MLPERF_SCORE_SOURCE_DIR);
-  }();
-  return p;
-}
+using mlperf::fuzz::source_dir;
 
 const mlperf::Facts& facts() {
   static const mlperf::Facts f = mlperf::Facts::load(source_dir() / "configs" / "benchmarks.json");

@@ -34,11 +34,12 @@
 #include "mlperf/report/inference_report.h"
 #include "mlperf/report/report.h"
 #include "mlperf/training/data_context.h"
-#include "write_seeds.h"
+#include "fuzz_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using mlperf::fuzz::source_dir;
 
 // The files an input may replace, relative to the submitter folder closed/AMD: every kind of
 // file the scenario folder's judgment reads.
@@ -60,16 +61,6 @@ const char* const kFiles[] = {
     "systems/8xMI325x_2xEPYC-9655.json",
 };
 constexpr std::size_t kFileCount = sizeof kFiles / sizeof kFiles[0];
-
-// The source tree (configs/, data/examples/): $MLPERF_SCORE_SOURCE_DIR where set (the target
-// run from a copy of the tree elsewhere), else the tree it was built from.
-const fs::path& source_dir() {
-  static const fs::path p = [] {
-    const char* given = std::getenv("MLPERF_SCORE_SOURCE_DIR");
-    return fs::path(given && *given ? given : MLPERF_SCORE_SOURCE_DIR);
-  }();
-  return p;
-}
 
 const fs::path& source_round() {
   static const fs::path p = source_dir() / "data/examples/inference_results_v5.1";

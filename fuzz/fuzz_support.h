@@ -1,6 +1,7 @@
 #pragma once
-// `-write_seeds=DIR` for the fuzz targets whose seeds are made from files of the source tree
-// rather than kept in fuzz/corpus/: scripts/fuzz runs the target so to seed its corpus.
+// What the fuzz targets that read the source tree share: where the tree is, and
+// `-write_seeds=DIR` for the targets whose seeds are made from its files rather than kept in
+// fuzz/corpus/ (scripts/fuzz runs the target so to seed its corpus).
 
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,17 @@
 #include <vector>
 
 namespace mlperf::fuzz {
+
+/// The source tree (configs/, data/examples/, fuzz/corpus/): $MLPERF_SCORE_SOURCE_DIR where set
+/// (a target run from a copy of the tree on another machine), else the tree it was built from
+/// (the MLPERF_SCORE_SOURCE_DIR definition fuzz/CMakeLists.txt passes).
+inline const std::filesystem::path& source_dir() {
+  static const std::filesystem::path p = [] {
+    const char* given = std::getenv("MLPERF_SCORE_SOURCE_DIR");
+    return std::filesystem::path(given && *given ? given : MLPERF_SCORE_SOURCE_DIR);
+  }();
+  return p;
+}
 
 /// The whole of `file` (binary); exits with status 2 naming it when it cannot be read.
 inline std::string read_seed_source(const std::filesystem::path& file) {
