@@ -803,14 +803,44 @@ std::vector<ValidityCheck> judge_required_scenarios(const std::string& system_ty
 
 namespace {
 
+// A folder of the submitter's tree: its absolute path and its path as the checker shows it
+// (relative to the submission root).
+struct TreeFolder {
+  std::string path;
+  std::string shown;
+};
+
+// An entry of the tree: a folder (`itself`: the folder folders[folder] is) or another entry
+// of the folder folders[folder]. Its paths are made from its folder's when a check names it
+// (few do): a path and a shown path per entry were most of the walk's allocations.
 struct TreeEntry {
-  std::string path;   // absolute (its text: a std::filesystem::path is made only where needed)
-  std::string shown;  // relative to the submission root, as the checker lists it
-  std::string name;   // the last part of the path
+  std::uint32_t folder = 0;
+  bool itself = false;
+  std::string name;  // the last part of the path
   bool directory = false;
   bool symlink = false;
   bool empty = false;  // a folder without entries
   std::int64_t size = -1;  // a regular file's size as the walk found it (-1: not known)
+};
+
+// What walk finds: every folder and entry, in os.walk's order.
+struct Tree {
+  const fs::path& root;
+  std::vector<TreeFolder> folders;
+  std::vector<TreeEntry> entries;
+
+  // The entry's absolute path.
+  std::string path(const TreeEntry& e) const {
+    return e.itself ? folders[e.folder].path : path_join(folders[e.folder].path, e.name);
+  }
+  // The entry's path as the checker shows it: its folder's shown path and its name (what
+  // lexically_relative gives below a folder shown as a relative path), or lexically_relative
+  // itself where the folder is shown as "" or ".".
+  std::string shown(const TreeEntry& e) const { return e.itself ? folders[e.folder].shown : shown_in(folders[e.folder], e.name); }
+  std::string shown_in(const TreeFolder& f, const std::string& name) const {
+    if (!f.shown.empty() && f.shown != ".") return f.shown + "/" + name;
+    return fs::path(path_join(f.path, name)).lexically_relative(root).generic_string();
+  }
 };
 
 // os.walk of `top` (symlinks to folders listed, not followed): every folder (itself included)
@@ -818,32 +848,27 @@ struct TreeEntry {
 // parts parsed, then taken apart again to be shown) cost more than listing the folders.
 // Folders `listed` holds (by path below `top`) are read from it; every listing made or read
 // is kept in `record`.
-std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderListings* record,
-                            const FolderListings* listed) {
-  std::vector<TreeEntry> out;
+Tree walk(const fs::path& top, const fs::path& root, FolderListings* record, const FolderListings* listed) {
+  Tree tree{root, {}, {}};
   std::error_code ec;
-  struct Folder {
-    std::string path;
-    std::string shown;
+  struct Pending {
+    TreeFolder folder;
     std::string name;
   };
-  std::vector<Folder> stack{{top.native(), top.lexically_relative(root).generic_string(), top.filename().string()}};
+  std::vector<Pending> stack;
+  stack.push_back({{top.native(), top.lexically_relative(root).generic_string()}, top.filename().string()});
   while (!stack.empty()) {
-    Folder dir = std::move(stack.back());
+    Pending next = std::move(stack.back());
     stack.pop_back();
-    TreeEntry d{dir.path, std::move(dir.shown), std::move(dir.name), true, false, true};
-    // An entry's shown path is its folder's and its name (what lexically_relative gives
-    // below a folder shown as a relative path), without taking each path apart again.
-    const bool concat = !d.shown.empty() && d.shown != ".";
-    auto shown = [&](const std::string& p, const std::string& name) {
-      return concat ? d.shown + "/" + name : fs::path(p).lexically_relative(root).generic_string();
-    };
+    const auto index = static_cast<std::uint32_t>(tree.folders.size());
+    tree.folders.push_back(std::move(next.folder));
+    TreeEntry d{index, true, std::move(next.name), true, false, true};
     std::vector<std::string> children;
     // Each entry's type as the listing gives it: a stat only for a link (or an unknown type).
     // A folder discovery listed is read in place; the listing read or made is then kept.
     std::vector<FolderEntry> listed_now;
-    const std::string& folder = dir.path;
-    std::string below = dir.path.substr(top.native().size());
+    const std::string& folder = tree.folders.back().path;
+    std::string below = folder.substr(top.native().size());
     const std::vector<FolderEntry>* known = listed ? listed->find(below) : nullptr;
     const bool whole = known ? true : list_folder_with_sizes(folder, listed_now, ec);
     const std::vector<FolderEntry>& entries = known ? *known : listed_now;
@@ -854,10 +879,17 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderLis
       if (is_dir && !link) {
         children.push_back(e.name);
       } else {
-        std::string p = path_join(dir.path, e.name);
-        std::string text = shown(p, e.name);
-        out.push_back({std::move(p), std::move(text), e.name, is_dir, link, false, e.size});
+        tree.entries.push_back({index, false, e.name, is_dir, link, false, e.size});
       }
+    }
+    // Sibling paths compare as their names do. (Their paths are made before the listing is
+    // moved to `record`: `folder` stays, the folder's place in tree.folders does not move
+    // until the next folder is taken.)
+    std::sort(children.begin(), children.end());
+    for (auto it = children.rbegin(); it != children.rend(); ++it) {
+      std::string p = path_join(folder, *it);
+      std::string text = tree.shown_in(tree.folders.back(), *it);
+      stack.push_back({{std::move(p), std::move(text)}, std::move(*it)});
     }
     if (record && whole) {
       if (known) {
@@ -866,17 +898,9 @@ std::vector<TreeEntry> walk(const fs::path& top, const fs::path& root, FolderLis
         record->add(std::move(below), std::move(listed_now));
       }
     }
-    // Sibling paths compare as their names do. (Shown below this folder's shown path: before
-    // the folder itself is moved to the list.)
-    std::sort(children.begin(), children.end());
-    for (auto it = children.rbegin(); it != children.rend(); ++it) {
-      std::string p = path_join(dir.path, *it);
-      std::string text = shown(p, *it);
-      stack.push_back({std::move(p), std::move(text), std::move(*it)});
-    }
-    out.push_back(std::move(d));
+    tree.entries.push_back(std::move(d));
   }
-  return out;
+  return tree;
 }
 
 }  // namespace
@@ -924,14 +948,15 @@ std::vector<ValidityCheck> judge_submission_tree(const fs::path& submitter_dir, 
         fmt::format("{} contains files outside the submitter folders (the division is skipped)", division), true);
   }
 
-  const std::vector<TreeEntry> entries = walk(submitter, root, listings, listed);
+  const Tree tree = walk(submitter, root, listings, listed);
+  const std::vector<TreeEntry>& entries = tree.entries;
   const std::string skipped = "(the checker skips the submitter: none of its rows is published)";
   for (const auto& name : t.submitter_checks) {
     std::vector<std::string> bad;
     fs::path first;
     auto offend = [&](const TreeEntry& e) {
-      if (bad.empty()) first = e.path;
-      bad.push_back(e.shown);
+      if (bad.empty()) first = tree.path(e);
+      bad.push_back(tree.shown(e));
     };
     std::string limit, message;
     if (name == "broken_symlinks") {
@@ -940,7 +965,7 @@ std::vector<ValidityCheck> judge_submission_tree(const fs::path& submitter_dir, 
       for (const auto& e : entries) {
         if (!e.symlink || e.directory) continue;
         std::error_code ec;
-        fs::path target = fs::read_symlink(e.path, ec);
+        fs::path target = fs::read_symlink(tree.path(e), ec);
         if (ec) continue;
         if (target.is_relative()) target = root / target;  // os.path.exists(os.readlink(f)) from the root
         if (!fs::exists(target, ec)) offend(e);
@@ -957,7 +982,7 @@ std::vector<ValidityCheck> judge_submission_tree(const fs::path& submitter_dir, 
           continue;
         }
         std::error_code ec;
-        const auto size = fs::file_size(e.path, ec);
+        const auto size = fs::file_size(tree.path(e), ec);
         if (!ec && size > t.file_size_limit_bytes) offend(e);
       }
     } else if (name == "git_unfriendly_names") {
