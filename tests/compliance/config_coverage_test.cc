@@ -95,6 +95,7 @@ class ConfigCoverage : public ::testing::Test {
     delete facts_;
     delete library_;
     delete dir_;
+    rows_.clear();  // read again by the next SetUpTestSuite (--gtest_repeat)
   }
 
   // Our verdict on one row, with the blocks it evaluated.
