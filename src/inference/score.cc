@@ -449,7 +449,8 @@ fs::path normal_scenario_dir(const LoadgenRun& run) {
 // listings answer the scenario folder's own checks (run folder, accuracy run, compliance
 // tests, measurements): `use` is set to read them, for the submitter folder as the run names
 // it and as an absolute normal path. The walk reads what discovery listed of the tree
-// (BenchmarkDir::submitter_listings). Nothing when the round has no submission rules.
+// (BenchmarkDir::submitter_listings), and keeps only what it listed itself: `use` reads
+// both. Nothing when the round has no submission rules.
 void use_tree_listings(const BenchmarkDir& dir, const fs::path& scenario_dir, const DirectoryResult& out,
                        const std::string& round, const InferenceData& inf, std::optional<FolderListings::Use>& use) {
   const LoadgenRun& run = *dir.loadgen;
@@ -458,7 +459,7 @@ void use_tree_listings(const BenchmarkDir& dir, const fs::path& scenario_dir, co
   const InferenceData::SubmissionTree& tree = inf.tree_of(submitter_dir, round, dir.submitter_listings.get());
   std::vector<fs::path> tops{fs::path(submitter_dir)};
   if (!run.scenario_dir.filename().empty()) tops.push_back(path_ancestor(run.scenario_dir, 4));
-  use.emplace(&tree.listings, std::move(tops));
+  use.emplace(&tree.listings, std::move(tops), dir.submitter_listings.get());
 }
 
 // The submission-level rules of the round's checker (submission.h) for a folder in the

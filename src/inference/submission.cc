@@ -846,8 +846,8 @@ struct Tree {
 // os.walk of `top` (symlinks to folders listed, not followed): every folder (itself included)
 // and every other entry. Paths are joined as text: a std::filesystem::path per entry (its
 // parts parsed, then taken apart again to be shown) cost more than listing the folders.
-// Folders `listed` holds (by path below `top`) are read from it; every listing made or read
-// is kept in `record`.
+// Folders `listed` holds (by path below `top`) are read from it; the listings the walk makes
+// itself are kept in `record` (a reader of both finds every folder of the tree).
 Tree walk(const fs::path& top, const fs::path& root, FolderListings* record, const FolderListings* listed) {
   Tree tree{root, {}, {}};
   std::error_code ec;
@@ -891,13 +891,7 @@ Tree walk(const fs::path& top, const fs::path& root, FolderListings* record, con
       std::string text = tree.shown_in(tree.folders.back(), *it);
       stack.push_back({{std::move(p), std::move(text)}, std::move(*it)});
     }
-    if (record && whole) {
-      if (known) {
-        record->add(std::move(below), *known);
-      } else {
-        record->add(std::move(below), std::move(listed_now));
-      }
-    }
+    if (record && whole && !known) record->add(std::move(below), std::move(listed_now));
     tree.entries.push_back(std::move(d));
   }
   return tree;

@@ -296,6 +296,17 @@ struct WalkNode {
   std::vector<BenchmarkDir> out;
   std::vector<DiscoveryError> errors;
   std::vector<std::string> below;  // the names of its subfolders to walk, in order
+  // Below an inference submitter's folder, outside its results/: a folder listed only to keep
+  // its listing for the submission checks' walk of the submitter (judge_submission_tree),
+  // which then lists nothing itself. No directory is found there and no error is reported
+  // (a folder that cannot be listed is left to that walk, which meets it as it always did).
+  bool record_only = false;
+  std::size_t below_record_only = 0;  // below[k] for k < this are listed record_only
+  // A record-only folder two levels or more below the submitter's lists its whole subtree in
+  // its own job (no directory to hand out in order, and a listing round per level of a deep
+  // tree started threads for a few folders each): the listings of its subfolders, by path
+  // below the submitter's folder.
+  std::vector<std::pair<std::string, std::vector<FolderEntry>>> recorded_below_it;
   // Below an inference submitter's folder (is_inference_submitter): the listings of its
   // results/ tree, which the submission checks walk again (BenchmarkDir::submitter_listings),
   // shared by the folders below it; where the submitter's folder is (its absolute path's
@@ -408,6 +419,36 @@ bool is_inference_submitter(std::string_view absolute, const std::vector<std::st
 void visit(WalkNode& node, WalkContext& context) {
   const Place& place = node.place;
   const fs::path& path = place.path;
+  if (node.record_only) {
+    // As judge_submission_tree's walk lists a folder (list_folder_with_sizes) and goes down
+    // into it: into every folder that is not a symbolic link.
+    auto list = [](const std::string& folder, std::vector<FolderEntry>& entries, std::vector<std::string>& folders) {
+      std::error_code ec;
+      if (!list_folder_with_sizes(folder, entries, ec)) return false;
+      for (const auto& e : entries) {
+        if (e.is_directory(folder) && !e.is_symlink(folder)) folders.push_back(e.name);
+      }
+      return true;
+    };
+    if (node.depth > 64 || !list(path.native(), node.recorded, node.below)) return;
+    node.recorded_below = place.absolute.substr(node.submitter_path_size);
+    node.recorded_whole = true;
+    if (node.depth < node.submitter_depth + 2) return;  // its subfolders: jobs of their own
+    // Deeper: the whole subtree here (a folder that cannot be listed is left to the walk).
+    std::vector<std::string> pending;
+    for (const auto& name : node.below) pending.push_back(path_join(path.native(), name));
+    node.below.clear();
+    while (!pending.empty()) {
+      std::string folder = std::move(pending.back());
+      pending.pop_back();
+      std::vector<FolderEntry> entries;
+      std::vector<std::string> folders;
+      if (!list(folder, entries, folders)) continue;
+      for (const auto& name : folders) pending.push_back(path_join(folder, name));
+      node.recorded_below_it.emplace_back(node.recorded_below + folder.substr(path.native().size()), std::move(entries));
+    }
+    return;
+  }
   if (node.depth > 64) {
     node.errors.push_back({path.string(), "directory tree too deep; not descending further"});
     return;
@@ -483,6 +524,14 @@ void visit(WalkNode& node, WalkContext& context) {
       node.submitter_path_size = place.absolute.size();
       node.submitter_depth = node.depth;
     }
+    // results/ is walked for scenario folders. The submitter's other folders (code/,
+    // compliance/, documentation/, measurements/, systems/, ...) are listed record-only,
+    // many at once and before results/, so that the submission checks' walk of the
+    // submitter (one thread's work while the others wait for it) finds them all listed.
+    for (auto& child : listing.children) {
+      if (child != "results") node.below.push_back(std::move(child));
+    }
+    node.below_record_only = node.below.size();
     node.below.push_back("results");
     return;
   }
@@ -505,6 +554,7 @@ struct BenchmarkDirWalk::State {
   // or a directory found, or an error met.
   struct Pending {
     bool listed = true;                      // false: a folder still to list
+    bool record_only = false;                // a folder to list record-only (WalkNode::record_only)
     std::shared_ptr<const WalkNode> parent;  // a folder's parent (null for the root)
     std::string name;                        // a folder's name
     std::unique_ptr<WalkNode> node;          // a folder being listed
@@ -588,6 +638,7 @@ bool BenchmarkDirWalk::next(std::vector<BenchmarkDir>& out, std::vector<Discover
         node.submitter_listings = parent.submitter_listings;
         node.submitter_path_size = parent.submitter_path_size;
         node.submitter_depth = parent.submitter_depth;
+        node.record_only = parent.record_only || folder.record_only;
       }
       visit(*folder.node, st.context);
     });
@@ -598,17 +649,24 @@ bool BenchmarkDirWalk::next(std::vector<BenchmarkDir>& out, std::vector<Discover
       if (node.recorded_whole) {
         node.submitter_listings->add(std::move(node.recorded_below), std::move(node.recorded));
       }
+      for (auto& [below, entries] : node.recorded_below_it) node.submitter_listings->add(std::move(below), std::move(entries));
       node.recorded = {};
-      for (auto& d : node.out) expanded.push_back({true, nullptr, {}, nullptr, std::make_unique<BenchmarkDir>(std::move(d)), nullptr});
+      node.recorded_below_it = {};
+      for (auto& d : node.out) {
+        expanded.push_back({true, false, nullptr, {}, nullptr, std::make_unique<BenchmarkDir>(std::move(d)), nullptr});
+      }
       for (auto& e : node.errors) {
-        expanded.push_back({true, nullptr, {}, nullptr, nullptr, std::make_unique<DiscoveryError>(std::move(e))});
+        expanded.push_back({true, false, nullptr, {}, nullptr, nullptr, std::make_unique<DiscoveryError>(std::move(e))});
       }
       if (node.below.empty()) continue;
       std::vector<std::string> below = std::move(node.below);
+      const std::size_t record_only = node.below_record_only;
       node.out.clear();
       node.errors.clear();
       auto parent = std::make_shared<const WalkNode>(std::move(node));
-      for (auto& name : below) expanded.push_back({false, parent, std::move(name), nullptr, nullptr, nullptr});
+      for (std::size_t k = 0; k < below.size(); ++k) {
+        expanded.push_back({false, k < record_only, parent, std::move(below[k]), nullptr, nullptr, nullptr});
+      }
     }
     st.work.erase(st.work.begin(), st.work.begin() + static_cast<std::ptrdiff_t>(n));
     st.work.insert(st.work.begin(), std::make_move_iterator(expanded.begin()), std::make_move_iterator(expanded.end()));

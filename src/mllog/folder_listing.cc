@@ -63,8 +63,9 @@ const std::vector<FolderEntry>* FolderListings::find(std::string_view below) con
   return it == by_folder_.end() ? nullptr : &it->second;
 }
 
-FolderListings::Use::Use(const FolderListings* listings, std::vector<std::filesystem::path> tops)
-    : listings_(listings), tops_(std::move(tops)), previous_(use_in_effect) {
+FolderListings::Use::Use(const FolderListings* listings, std::vector<std::filesystem::path> tops,
+                         const FolderListings* also)
+    : listings_(listings), also_(listings ? also : nullptr), tops_(std::move(tops)), previous_(use_in_effect) {
   use_in_effect = this;
 }
 
@@ -75,7 +76,11 @@ const std::vector<FolderEntry>* FolderListings::Use::find_text(std::string_view 
   for (const auto& top : tops_) {
     const std::string_view t = top.native();
     if (t.empty() || !path.starts_with(t) || (path.size() > t.size() && path[t.size()] != '/')) continue;
-    if (const auto* known = listings_->find(path.substr(t.size()))) return known;
+    const std::string_view below = path.substr(t.size());
+    if (const auto* known = listings_->find(below)) return known;
+    if (also_ != nullptr) {
+      if (const auto* known = also_->find(below)) return known;
+    }
   }
   return nullptr;
 }

@@ -764,9 +764,9 @@ TEST(InferenceSubmission, TheTreeWalkKeepsEveryFolderListingBelowTheSubmitter) {
   EXPECT_EQ(none.size(), 0u);
 }
 
-// Discovery's listings of the results/ tree (BenchmarkDir::submitter_listings) stand in for
-// listing those folders again: the same checks and kept listings as a walk of the disk, and
-// what a listing holds is what the walk sees.
+// Discovery's listings of the submitter's tree (BenchmarkDir::submitter_listings) stand in
+// for listing those folders again: the same checks as a walk of the disk, the walk keeps only
+// the listings it made itself, and what a listing holds is what the walk sees.
 TEST(InferenceSubmission, TheTreeWalkReadsTheFoldersDiscoveryListed) {
   TempDir tmp;
   const fs::path org = tree_submission(tmp);
@@ -783,7 +783,22 @@ TEST(InferenceSubmission, TheTreeWalkReadsTheFoldersDiscoveryListed) {
     EXPECT_EQ(read[i].passed, walked[i].passed);
     EXPECT_EQ(read[i].value, walked[i].value);
   }
-  EXPECT_EQ(from_discovery.size(), from_disk.size());
+  // Each folder's listing is kept once: by discovery (the whole tree but the submitter's own
+  // folder and what lies inside a scenario folder), or else by the walk.
+  const FolderListings& discovered = *dirs[0].submitter_listings;
+  EXPECT_EQ(from_discovery.size() + discovered.size(), from_disk.size());
+  std::size_t folders = 1;
+  EXPECT_NE(from_discovery.find(""), nullptr);
+  for (const auto& e : fs::recursive_directory_iterator(org)) {
+    if (!e.is_directory()) continue;
+    ++folders;
+    const std::string below = e.path().string().substr(org.string().size());
+    const bool in_scenario = below.find("/Offline/") != std::string::npos;
+    EXPECT_EQ(discovered.find(below) != nullptr, !in_scenario) << below;
+    EXPECT_EQ(from_discovery.find(below) != nullptr, in_scenario) << below;
+    EXPECT_NE(from_disk.find(below), nullptr) << below;
+  }
+  EXPECT_EQ(folders, from_disk.size());
   // A listing that names a file the disk does not hold: the walk judges the listing.
   const std::string system = "/results/" + std::string(kSystem);
   FolderListings fake;

@@ -131,9 +131,10 @@ TEST(Discovery, WalksOnceIntoSubfoldersInSortedOrderAndStopsAtBenchmarkDirs) {
 // An inference submitter's folder holds results/ and measurements/: its scenario folders are
 // looked for in results/ only (the submission checker reads the other folders as what they
 // are), and each one found at results/<system>/<model>/<scenario> carries what the walk
-// listed of that results/ tree, sizes included, by path below the submitter's folder. A
-// training submitter (no measurements/), or a folder outside an inference division, is walked
-// whole.
+// listed of the submitter's tree, sizes included, by path below the submitter's folder: its
+// results/ tree and, listed only to be kept, its other folders (no directory found there, no
+// error said, no symbolic link followed). A training submitter (no measurements/), or a
+// folder outside an inference division, is walked whole.
 TEST(Discovery, AnInferenceSubmitterIsSearchedInResultsOnlyAndItsListingsKept) {
   TempDir tmp;
   const fs::path org = tmp.path() / "closed/Org";
@@ -144,6 +145,8 @@ TEST(Discovery, AnInferenceSubmitterIsSearchedInResultsOnlyAndItsListingsKept) {
   write_file(org / "results/sys/.hidden", "x");
   write_file(org / "measurements/sys/llama2-70b-99/Offline/performance/run_1/mlperf_log_detail.txt", "");
   write_file(org / "code/harness/result_0.txt", "");
+  write_file(org / "code/harness/deep/er/still/notes.md", "1234567");
+  fs::create_directory_symlink("../harness", org / "code/harness/deep/loop");
   write_file(tmp.path() / "closed/Trainer/results/sys/bert/result_0.txt", "");
   write_file(tmp.path() / "closed/Trainer/benchmarks/bert/result_0.txt", "");
   // The same folders outside an inference division (closed, open, network): walked whole.
@@ -163,11 +166,22 @@ TEST(Discovery, AnInferenceSubmitterIsSearchedInResultsOnlyAndItsListingsKept) {
   EXPECT_EQ(dirs[1].submitter_listings, nullptr);
   EXPECT_EQ(dirs[2].submitter_listings, nullptr);
   const FolderListings& kept = *dirs[0].submitter_listings;
-  // results/ and the folders below it down to the scenario folder; not the submitter's own
-  // folder (a submitter is known only once listed), nor measurements/ or code/.
-  EXPECT_EQ(kept.size(), 4u);
+  // results/ and the folders below it down to the scenario folder (4); measurements/ and
+  // every folder below it (6); code/ and its folders (5: not the link, nor below it); not the
+  // submitter's own folder (a submitter is known only once listed).
+  EXPECT_EQ(kept.size(), 15u);
   EXPECT_EQ(kept.find(""), nullptr);
-  EXPECT_EQ(kept.find("/measurements"), nullptr);
+  ASSERT_NE(kept.find("/measurements"), nullptr);
+  ASSERT_NE(kept.find("/measurements/sys/llama2-70b-99/Offline/performance/run_1"), nullptr);
+  EXPECT_EQ(kept.find("/measurements/sys/llama2-70b-99/Offline/performance/run_1")->at(0).name, "mlperf_log_detail.txt");
+  const std::vector<FolderEntry>* deep = kept.find("/code/harness/deep");
+  ASSERT_NE(deep, nullptr);
+  ASSERT_EQ(deep->size(), 2u);  // er/ and the link, which is not walked
+  EXPECT_EQ(kept.find("/code/harness/deep/loop"), nullptr);
+  const std::vector<FolderEntry>* still = kept.find("/code/harness/deep/er/still");
+  ASSERT_NE(still, nullptr);
+  ASSERT_EQ(still->size(), 1u);
+  EXPECT_EQ(still->at(0).size, 7);
   ASSERT_NE(kept.find("/results"), nullptr);
   ASSERT_NE(kept.find("/results/sys/llama2-70b-99"), nullptr);
   const std::vector<FolderEntry>* system = kept.find("/results/sys");

@@ -152,6 +152,39 @@ TEST(FolderListing, KeptListingsAnswerForTheirTopFolderWhileInUse) {
   EXPECT_EQ(names(top / "results" / "sys"), std::vector<std::string>{"real.txt"});
 }
 
+// A Use with a second set of listings (discovery's, beside the walk's own) reads a folder
+// from the first that holds it, the first set before the second; a folder neither holds is
+// listed anew.
+TEST(FolderListing, AUseReadsItsSecondListingsWhereTheFirstLackAFolder) {
+  TempDir tmp;
+  const fs::path top = tmp.path() / "org";
+  fs::create_directories(top / "results" / "sys");
+  fs::create_directories(top / "code");
+  write_file(top / "code" / "real.txt", "x");
+  FolderListings own, discovered;
+  own.add("", {{"own.txt", DT_REG}});
+  discovered.add("", {{"discovered.txt", DT_REG}});
+  discovered.add("/results/sys", {{"discovered.txt", DT_REG}});
+  auto names = [](const fs::path& folder) {
+    std::vector<FolderEntry> entries;
+    std::error_code ec;
+    EXPECT_TRUE(list_folder(folder, entries, ec)) << folder;
+    std::vector<std::string> out;
+    for (const auto& e : entries) out.push_back(e.name);
+    return out;
+  };
+  {
+    FolderListings::Use use(&own, {top}, &discovered);
+    EXPECT_EQ(names(top), std::vector<std::string>{"own.txt"});
+    EXPECT_EQ(names(top / "results" / "sys"), std::vector<std::string>{"discovered.txt"});
+    EXPECT_EQ(names(top / "code"), std::vector<std::string>{"real.txt"});
+  }
+  {
+    FolderListings::Use hidden(nullptr, {top}, &discovered);  // a Use of nullptr hides both
+    EXPECT_EQ(names(top / "results" / "sys"), std::vector<std::string>{});
+  }
+}
+
 // listed_exists, listed_is_directory, listed_is_regular_file and listed_file_size answer as
 // std::filesystem does, links followed; from a kept listing of the folder while one is in use
 // (what the listing holds is what they see), else from the disk.

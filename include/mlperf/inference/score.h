@@ -67,8 +67,9 @@ struct InferenceData {
     std::vector<bool> drops_rows;
     bool any_failed = false;     ///< a check fails: the submission fails
     bool drops_a_row = false;    ///< a check that drops its folder's row fails
-    /// The walk's listing of each folder of the submitter, read again by the scenario
-    /// folders' own checks (FolderListings::Use) instead of listing the folders anew.
+    /// The listing of each folder of the submitter that the walk listed itself; the scenario
+    /// folders' own checks read these and their BenchmarkDir::submitter_listings (what
+    /// discovery listed; FolderListings::Use) instead of listing the folders anew.
     FolderListings listings;
   };
   const SubmissionTree& tree_of(PathRef submitter_dir, const std::string& round,

@@ -274,10 +274,11 @@ std::vector<ValidityCheck> judge_required_scenarios(const std::string& system_ty
 /// `drops_rows` (same length as the result) says per check whether its failure withholds the
 /// submitter's rows. A broken symlink is one whose target, read as the checker reads it
 /// (relative targets against the submission root, the checker's working folder), does not
-/// exist. With `listings`, the walk's listing of each folder is kept there, by its path below
-/// the submitter folder as given, made normal (FolderListings). With `listed` (the same
-/// keys: what discovery listed of the tree, BenchmarkDir::submitter_listings), a folder it
-/// holds is read from it instead of being listed again. Never throws for the tree's
+/// exist. With `listings`, the listing of each folder the walk lists is kept there, by its
+/// path below the submitter folder as given, made normal (FolderListings). With `listed` (the
+/// same keys: what discovery listed of the tree, BenchmarkDir::submitter_listings), a folder
+/// it holds is read from it instead of being listed again (and not kept again in `listings`:
+/// a reader of the tree's folders reads both). Never throws for the tree's
 /// content; throws std::invalid_argument for an unknown round.
 std::vector<ValidityCheck> judge_submission_tree(const std::filesystem::path& submitter_dir, const SubmissionRules& rules,
                                                  const std::string& round, std::vector<bool>* drops_rows = nullptr,

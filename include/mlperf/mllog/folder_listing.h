@@ -65,9 +65,11 @@ class FolderListings {
   /// Makes `listings` the ones list_folder reads on this thread, for folders below `tops`
   /// (spellings of the top folder: as a path was given, its absolute normal form), until the
   /// Use is destroyed; `listings` must outlive it. Uses nest; a Use of nullptr hides them.
+  /// `also` (may be null, must outlive the Use too): more listings below the same tops, read
+  /// where `listings` lacks a folder.
   class Use {
    public:
-    Use(const FolderListings* listings, std::vector<std::filesystem::path> tops);
+    Use(const FolderListings* listings, std::vector<std::filesystem::path> tops, const FolderListings* also = nullptr);
     ~Use();
     Use(const Use&) = delete;
     Use& operator=(const Use&) = delete;
@@ -79,6 +81,7 @@ class FolderListings {
 
    private:
     const FolderListings* listings_;
+    const FolderListings* also_;
     std::vector<std::filesystem::path> tops_;
     const Use* previous_;
   };
