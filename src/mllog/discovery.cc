@@ -302,10 +302,10 @@ struct WalkNode {
   // (a folder that cannot be listed is left to that walk, which meets it as it always did).
   bool record_only = false;
   std::size_t below_record_only = 0;  // below[k] for k < this are listed record_only
-  // A record-only folder two levels or more below the submitter's lists its whole subtree in
-  // its own job (no directory to hand out in order, and a listing round per level of a deep
-  // tree started threads for a few folders each): the listings of its subfolders, by path
-  // below the submitter's folder.
+  // A record-only folder two levels or more below the submitter's, or a scenario folder of
+  // its results/, lists its whole subtree in its own job (no directory to hand out in order,
+  // and a listing round per level of a deep tree started threads for a few folders each):
+  // the listings of its subfolders, by path below the submitter's folder.
   std::vector<std::pair<std::string, std::vector<FolderEntry>>> recorded_below_it;
   // Below an inference submitter's folder (is_inference_submitter): the listings of its
   // results/ tree, which the submission checks walk again (BenchmarkDir::submitter_listings),
@@ -411,6 +411,36 @@ bool is_inference_submitter(std::string_view absolute, const std::vector<std::st
          std::binary_search(sorted_children.begin(), sorted_children.end(), "measurements");
 }
 
+// As judge_submission_tree's walk lists a folder (list_folder_with_sizes) and goes down into
+// it: `entries` and the names of its `folders` that are not symbolic links. False when the
+// folder cannot be listed (what was read is then not to be kept).
+bool list_for_tree_walk(const std::string& folder, std::vector<FolderEntry>& entries, std::vector<std::string>& folders) {
+  std::error_code ec;
+  if (!list_folder_with_sizes(folder, entries, ec)) return false;
+  for (const auto& e : entries) {
+    if (e.is_directory(folder) && !e.is_symlink(folder)) folders.push_back(e.name);
+  }
+  return true;
+}
+
+// Lists, record-only, the folders `names` of `folder` and everything below them, as
+// list_for_tree_walk goes down, into `out` by their path below the submitter's folder
+// (`folder` is at `below`). A folder that cannot be listed is left to the tree walk.
+void record_subtrees(const std::string& folder, const std::string& below, const std::vector<std::string>& names,
+                     std::vector<std::pair<std::string, std::vector<FolderEntry>>>& out) {
+  std::vector<std::string> pending;
+  for (const auto& name : names) pending.push_back(path_join(folder, name));
+  while (!pending.empty()) {
+    std::string next = std::move(pending.back());
+    pending.pop_back();
+    std::vector<FolderEntry> entries;
+    std::vector<std::string> folders;
+    if (!list_for_tree_walk(next, entries, folders)) continue;
+    for (const auto& name : folders) pending.push_back(path_join(next, name));
+    out.emplace_back(below + next.substr(folder.size()), std::move(entries));
+  }
+}
+
 // Lists `node` once: a leaf (a benchmark directory, an inference scenario folder or bare
 // loadgen run, a folder of other logs) goes to node.out; otherwise its subdirectories to
 // walk go to node.below, sorted (compliance folders of inference submissions left out).
@@ -420,33 +450,13 @@ void visit(WalkNode& node, WalkContext& context) {
   const Place& place = node.place;
   const fs::path& path = place.path;
   if (node.record_only) {
-    // As judge_submission_tree's walk lists a folder (list_folder_with_sizes) and goes down
-    // into it: into every folder that is not a symbolic link.
-    auto list = [](const std::string& folder, std::vector<FolderEntry>& entries, std::vector<std::string>& folders) {
-      std::error_code ec;
-      if (!list_folder_with_sizes(folder, entries, ec)) return false;
-      for (const auto& e : entries) {
-        if (e.is_directory(folder) && !e.is_symlink(folder)) folders.push_back(e.name);
-      }
-      return true;
-    };
-    if (node.depth > 64 || !list(path.native(), node.recorded, node.below)) return;
+    if (node.depth > 64 || !list_for_tree_walk(path.native(), node.recorded, node.below)) return;
     node.recorded_below = place.absolute.substr(node.submitter_path_size);
     node.recorded_whole = true;
     if (node.depth < node.submitter_depth + 2) return;  // its subfolders: jobs of their own
-    // Deeper: the whole subtree here (a folder that cannot be listed is left to the walk).
-    std::vector<std::string> pending;
-    for (const auto& name : node.below) pending.push_back(path_join(path.native(), name));
+    // Deeper: the whole subtree here.
+    record_subtrees(path.native(), node.recorded_below, node.below, node.recorded_below_it);
     node.below.clear();
-    while (!pending.empty()) {
-      std::string folder = std::move(pending.back());
-      pending.pop_back();
-      std::vector<FolderEntry> entries;
-      std::vector<std::string> folders;
-      if (!list(folder, entries, folders)) continue;
-      for (const auto& name : folders) pending.push_back(path_join(folder, name));
-      node.recorded_below_it.emplace_back(node.recorded_below + folder.substr(path.native().size()), std::move(entries));
-    }
     return;
   }
   if (node.depth > 64) {
@@ -505,6 +515,9 @@ void visit(WalkNode& node, WalkContext& context) {
     // submitter reads what this walk listed of it.
     if (!dir.loadgen->bare && node.submitter_listings && node.depth == node.submitter_depth + 4) {
       dir.submitter_listings = node.submitter_listings;
+      // Its folders (performance/, accuracy/, ...) are listed here too, record-only, for the
+      // submitter's tree walk: before the folder is handed out, and in this job.
+      if (node.recorded_whole) record_subtrees(path.native(), node.recorded_below, listing.children, node.recorded_below_it);
     }
     // A leaf: its place is not needed after this, and is moved from.
     dir.path = std::move(node.place.path);

@@ -166,10 +166,12 @@ TEST(Discovery, AnInferenceSubmitterIsSearchedInResultsOnlyAndItsListingsKept) {
   EXPECT_EQ(dirs[1].submitter_listings, nullptr);
   EXPECT_EQ(dirs[2].submitter_listings, nullptr);
   const FolderListings& kept = *dirs[0].submitter_listings;
-  // results/ and the folders below it down to the scenario folder (4); measurements/ and
-  // every folder below it (6); code/ and its folders (5: not the link, nor below it); not the
-  // submitter's own folder (a submitter is known only once listed).
-  EXPECT_EQ(kept.size(), 15u);
+  // results/ and every folder below it, the scenario folder's own included (7); measurements/
+  // and every folder below it (6); code/ and its folders (5: not the link, nor below it); not
+  // the submitter's own folder (a submitter is known only once listed).
+  EXPECT_EQ(kept.size(), 18u);
+  ASSERT_NE(kept.find("/results/sys/llama2-70b-99/Offline/performance/run_1"), nullptr);
+  EXPECT_EQ(kept.find("/results/sys/llama2-70b-99/Offline/accuracy")->at(0).name, "accuracy.txt");
   EXPECT_EQ(kept.find(""), nullptr);
   ASSERT_NE(kept.find("/measurements"), nullptr);
   ASSERT_NE(kept.find("/measurements/sys/llama2-70b-99/Offline/performance/run_1"), nullptr);
