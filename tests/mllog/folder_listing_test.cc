@@ -115,6 +115,16 @@ TEST(FolderListing, AFolderThatCannotBeListedIsAnError) {
   EXPECT_TRUE(entries.empty());
 }
 
+// The names list_folder gives for `folder` (from the listings in use, else the disk).
+std::vector<std::string> names(const fs::path& folder) {
+  std::vector<FolderEntry> entries;
+  std::error_code ec;
+  EXPECT_TRUE(list_folder(folder, entries, ec)) << folder;
+  std::vector<std::string> out;
+  for (const auto& e : entries) out.push_back(e.name);
+  return out;
+}
+
 // Listings kept by a walk answer list_folder while a Use names their top folder, in either
 // spelling, and only then; a folder they do not hold is listed anew.
 TEST(FolderListing, KeptListingsAnswerForTheirTopFolderWhileInUse) {
@@ -126,14 +136,6 @@ TEST(FolderListing, KeptListingsAnswerForTheirTopFolderWhileInUse) {
   kept.add("/results/sys", {{"kept.txt", DT_REG}});
   kept.add("", {{"results", DT_DIR}});
   EXPECT_EQ(kept.size(), 2u);
-  auto names = [](const fs::path& folder) {
-    std::vector<FolderEntry> entries;
-    std::error_code ec;
-    EXPECT_TRUE(list_folder(folder, entries, ec)) << folder;
-    std::vector<std::string> out;
-    for (const auto& e : entries) out.push_back(e.name);
-    return out;
-  };
   EXPECT_EQ(names(top / "results" / "sys"), std::vector<std::string>{"real.txt"});
   {
     FolderListings::Use use(&kept, {top, fs::path("relative/spelling/org")});
@@ -165,14 +167,6 @@ TEST(FolderListing, AUseReadsItsSecondListingsWhereTheFirstLackAFolder) {
   own.add("", {{"own.txt", DT_REG}});
   discovered.add("", {{"discovered.txt", DT_REG}});
   discovered.add("/results/sys", {{"discovered.txt", DT_REG}});
-  auto names = [](const fs::path& folder) {
-    std::vector<FolderEntry> entries;
-    std::error_code ec;
-    EXPECT_TRUE(list_folder(folder, entries, ec)) << folder;
-    std::vector<std::string> out;
-    for (const auto& e : entries) out.push_back(e.name);
-    return out;
-  };
   {
     FolderListings::Use use(&own, {top}, &discovered);
     EXPECT_EQ(names(top), std::vector<std::string>{"own.txt"});
