@@ -123,6 +123,8 @@ void JsonText::write_value(const nlohmann::json& v) {
       return integer(v.get<std::int64_t>());
     case nlohmann::json::value_t::number_unsigned:
       return integer(v.get<std::uint64_t>());
+    case nlohmann::json::value_t::number_float:
+      return number(v.get<double>());  // dump_float's text, without a serializer per value
     case nlohmann::json::value_t::string:
       return write_string(v.get_ref<const std::string&>());
     case nlohmann::json::value_t::array:

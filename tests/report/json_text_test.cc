@@ -46,6 +46,16 @@ TEST(JsonTextWriter, NumbersAreWrittenAsNlohmannWritesThem) {
     JsonText j(text, 0);
     j.number(d);
     EXPECT_EQ(text, nlohmann::json(d).dump()) << d;
+    // The same through value(), alone and inside a structured value.
+    std::string from_value;
+    JsonText v(from_value, 0);
+    v.value(nlohmann::json(d));
+    EXPECT_EQ(from_value, nlohmann::json(d).dump()) << d;
+    const nlohmann::json nested = {{"a", nlohmann::json::array({d, 1})}, {"b", d}};
+    std::string from_nested;
+    JsonText n(from_nested, 0);
+    n.value(nested);
+    EXPECT_EQ(from_nested, dumped(nested)) << d;
   }
   std::string text;
   JsonText j(text, 0);
