@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <fstream>
 #include <string_view>
 
+#include "mlperf/mllog/folder_cache.h"
 #include "mlperf/mllog/folder_listing.h"
 #include "mlperf/mllog/parallel.h"
 #include "mlperf/mllog/path_text.h"
@@ -412,32 +414,53 @@ bool is_inference_submitter(std::string_view absolute, const std::vector<std::st
 }
 
 // As judge_submission_tree's walk lists a folder (list_folder_with_sizes) and goes down into
-// it: `entries` and the names of its `folders` that are not symbolic links. False when the
-// folder cannot be listed (what was read is then not to be kept).
-bool list_for_tree_walk(const std::string& folder, std::vector<FolderEntry>& entries, std::vector<std::string>& folders) {
+// it: `entries` and the names of its `folders` that are not symbolic links. The folder is
+// `name` below the folder open at `dirfd` (AT_FDCWD: `name` is `folder`, its path); on
+// success it is left open in `fd` for its subfolders. False when it cannot be listed (what
+// was read is then not to be kept).
+bool list_for_tree_walk(int dirfd, const char* name, const std::string& folder, std::vector<FolderEntry>& entries,
+                        std::vector<std::string>& folders, OpenFolder& fd) {
   std::error_code ec;
-  if (!list_folder_with_sizes(folder, entries, ec)) return false;
+  if (!list_folder_with_sizes_at(dirfd, name, entries, ec, fd.fd)) return false;
   for (const auto& e : entries) {
     if (e.is_directory(folder) && !e.is_symlink(folder)) folders.push_back(e.name);
   }
   return true;
 }
 
-// Lists, record-only, the folders `names` of `folder` and everything below them, as
-// list_for_tree_walk goes down, into `out` by their path below the submitter's folder
-// (`folder` is at `below`). A folder that cannot be listed is left to the tree walk.
-void record_subtrees(const std::string& folder, const std::string& below, const std::vector<std::string>& names,
+// Lists, record-only, the folders `names` of `folder` (open at `folder_fd`) and everything
+// below them, as list_for_tree_walk goes down, into `out` by their path below the
+// submitter's folder (`folder` is at `below`). Each folder is opened from its parent's
+// descriptor, held until its last subfolder is open (as many at once as the tree is deep).
+// A folder that cannot be listed is left to the tree walk.
+void record_subtrees(int folder_fd, const std::string& folder, const std::string& below,
+                     const std::vector<std::string>& names,
                      std::vector<std::pair<std::string, std::vector<FolderEntry>>>& out) {
-  std::vector<std::string> pending;
-  for (const auto& name : names) pending.push_back(path_join(folder, name));
+  struct Todo {
+    std::shared_ptr<const OpenFolder> parent;  // null: the folder at folder_fd
+    std::string path;
+    std::string name;
+  };
+  std::vector<Todo> pending;
+  for (const auto& name : names) pending.push_back({nullptr, path_join(folder, name), name});
   while (!pending.empty()) {
-    std::string next = std::move(pending.back());
+    Todo next = std::move(pending.back());
     pending.pop_back();
+    // A path the kernel refuses whole (ENAMETOOLONG), though it opens from the parent: left
+    // to the tree walk, which meets that error as the checker's os.walk does.
+    if (next.path.size() >= PATH_MAX) continue;
     std::vector<FolderEntry> entries;
     std::vector<std::string> folders;
-    if (!list_for_tree_walk(next, entries, folders)) continue;
-    for (const auto& name : folders) pending.push_back(path_join(next, name));
-    out.emplace_back(below + next.substr(folder.size()), std::move(entries));
+    auto open = std::make_shared<OpenFolder>();
+    if (!list_for_tree_walk(next.parent ? next.parent->fd : folder_fd, next.name.c_str(), next.path, entries, folders,
+                            *open)) {
+      continue;
+    }
+    for (auto& name : folders) {
+      std::string path = path_join(next.path, name);
+      pending.push_back({open, std::move(path), std::move(name)});
+    }
+    out.emplace_back(below + next.path.substr(folder.size()), std::move(entries));
   }
 }
 
@@ -450,12 +473,15 @@ void visit(WalkNode& node, WalkContext& context) {
   const Place& place = node.place;
   const fs::path& path = place.path;
   if (node.record_only) {
-    if (node.depth > 64 || !list_for_tree_walk(path.native(), node.recorded, node.below)) return;
+    OpenFolder open;
+    if (node.depth > 64 || !list_for_tree_walk(AT_FDCWD, path.c_str(), path.native(), node.recorded, node.below, open)) {
+      return;
+    }
     node.recorded_below = place.absolute.substr(node.submitter_path_size);
     node.recorded_whole = true;
     if (node.depth < node.submitter_depth + 2) return;  // its subfolders: jobs of their own
     // Deeper: the whole subtree here.
-    record_subtrees(path.native(), node.recorded_below, node.below, node.recorded_below_it);
+    record_subtrees(open.fd, path.native(), node.recorded_below, node.below, node.recorded_below_it);
     node.below.clear();
     return;
   }
@@ -517,7 +543,9 @@ void visit(WalkNode& node, WalkContext& context) {
       dir.submitter_listings = node.submitter_listings;
       // Its folders (performance/, accuracy/, ...) are listed here too, record-only, for the
       // submitter's tree walk: before the folder is handed out, and in this job.
-      if (node.recorded_whole) record_subtrees(path.native(), node.recorded_below, listing.children, node.recorded_below_it);
+      if (node.recorded_whole) {
+        record_subtrees(fd, path.native(), node.recorded_below, listing.children, node.recorded_below_it);
+      }
     }
     // A leaf: its place is not needed after this, and is moved from.
     dir.path = std::move(node.place.path);

@@ -96,15 +96,24 @@ FolderEntry listed_entry(int folder_fd, std::string_view name, unsigned char typ
 
 namespace {
 
-// One getdents64 pass over `folder`; with `sizes`, an fstatat (links followed) of each entry
-// that may be a regular file.
-bool read_folder(const char* folder, std::vector<FolderEntry>& entries, std::error_code& error, bool sizes) {
-  const int fd = ::openat(AT_FDCWD, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+// One getdents64 pass over `name` below the folder open at `dirfd` (AT_FDCWD: a path); with
+// `sizes`, an fstatat (links followed) of each entry that may be a regular file. With
+// `kept_fd`, the folder stays open there (-1 when it could not be opened), else it is closed.
+bool read_folder(int dirfd, const char* name, std::vector<FolderEntry>& entries, std::error_code& error, bool sizes,
+                 int* kept_fd = nullptr) {
+  if (kept_fd) *kept_fd = -1;
+  const int fd = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     throw_if_out_of_memory(errno);  // the kernel's ENOMEM: out of memory, not an unreadable folder
     error = std::error_code(errno, std::generic_category());
     return false;
   }
+  struct Closer {
+    int fd;
+    ~Closer() {
+      if (fd >= 0) ::close(fd);
+    }
+  } closer{fd};  // closed also when an entry cannot be stored (std::bad_alloc)
   alignas(8) char buffer[32 * 1024];
   bool ok = true;
   for (;;) {
@@ -118,13 +127,16 @@ bool read_folder(const char* folder, std::vector<FolderEntry>& entries, std::err
     for (ssize_t at = 0; at < n;) {
       const auto* entry = reinterpret_cast<const struct dirent64*>(buffer + at);
       at += entry->d_reclen;
-      const std::string_view name(entry->d_name);
-      if (name == "." || name == "..") continue;
-      entries.push_back(listed_entry(fd, name, entry->d_type, sizes));
+      const std::string_view entry_name(entry->d_name);
+      if (entry_name == "." || entry_name == "..") continue;
+      entries.push_back(listed_entry(fd, entry_name, entry->d_type, sizes));
     }
   }
-  ::close(fd);
   if (!ok) throw_if_out_of_memory(error.value());
+  if (ok && kept_fd) {
+    *kept_fd = fd;
+    closer.fd = -1;
+  }
   return ok;
 }
 
@@ -136,12 +148,18 @@ bool list_folder(PathRef folder, std::vector<FolderEntry>& entries, std::error_c
     entries.insert(entries.end(), known->begin(), known->end());
     return true;
   }
-  return read_folder(folder.text().c_str(), entries, error, false);
+  return read_folder(AT_FDCWD, folder.text().c_str(), entries, error, false);
 }
 
 bool list_folder_with_sizes(const std::string& folder, std::vector<FolderEntry>& entries, std::error_code& error) {
   error.clear();
-  return read_folder(folder.c_str(), entries, error, true);
+  return read_folder(AT_FDCWD, folder.c_str(), entries, error, true);
+}
+
+bool list_folder_with_sizes_at(int dirfd, const char* name, std::vector<FolderEntry>& entries, std::error_code& error,
+                               int& fd) {
+  error.clear();
+  return read_folder(dirfd, name, entries, error, true, &fd);
 }
 
 namespace {
@@ -269,7 +287,7 @@ void for_each_listed(const std::string& folder, Each each) {
   }
   std::vector<FolderEntry> entries;
   std::error_code error;
-  read_folder(folder.c_str(), entries, error, false);
+  read_folder(AT_FDCWD, folder.c_str(), entries, error, false);
   for (const auto& e : entries) each(e);
 }
 

@@ -2,7 +2,12 @@
 // in natural order, and what the path tells (submitter, system, ruleset).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <climits>
 
 #include "mlperf/mllog/discovery.h"
 #include "../test_support.h"
@@ -203,6 +208,57 @@ TEST(Discovery, AnInferenceSubmitterIsSearchedInResultsOnlyAndItsListingsKept) {
   auto conf = std::find_if(listed->begin(), listed->end(), [](const FolderEntry& e) { return e.name == "user.conf"; });
   ASSERT_NE(conf, listed->end());
   EXPECT_EQ(conf->size, 5);
+}
+
+// The submitter's folders listed for the tree walk are opened from their parent's descriptor,
+// which takes a folder whose whole path the kernel refuses (PATH_MAX, ENAMETOOLONG). Such a
+// folder is not listed: the tree walk meets that error there, as the checker's os.walk does.
+// Everything above it is listed.
+TEST(Discovery, AFolderWhosePathIsTooLongIsLeftToTheTreeWalk) {
+  TempDir tmp;
+  const fs::path org = tmp.path() / "closed/Org";
+  write_file(org / "results/sys/llama2-70b-99/Offline/performance/run_1/mlperf_log_detail.txt", "");
+  write_file(org / "measurements/sys/llama2-70b-99/Offline/notes.md", "");
+  const fs::path top = org / "code/harness";
+  fs::create_directories(top);
+  // code/harness/xxx.../xxx.../..., made from descriptors, past PATH_MAX.
+  const std::string name(200, 'x');
+  std::vector<int> folders{::open(top.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  ASSERT_GE(folders.back(), 0);
+  std::string path = top.string();
+  while (path.size() < PATH_MAX + 2 * name.size()) {
+    ASSERT_EQ(::mkdirat(folders.back(), name.c_str(), 0755), 0);
+    folders.push_back(::openat(folders.back(), name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    ASSERT_GE(folders.back(), 0);
+    path += "/" + name;
+  }
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(dirs.size(), 1u);
+  ASSERT_NE(dirs[0].submitter_listings, nullptr);
+  const FolderListings& kept = *dirs[0].submitter_listings;
+  std::string below = "/code/harness";
+  std::size_t listed = 0, left = 0;
+  for (std::size_t level = 0; level < folders.size(); ++level) {
+    const bool fits = top.string().size() + below.size() - std::string("/code/harness").size() < PATH_MAX;
+    if (fits) {
+      EXPECT_NE(kept.find(below), nullptr) << level;
+      ++listed;
+    } else {
+      EXPECT_EQ(kept.find(below), nullptr) << level;
+      ++left;
+    }
+    below += "/" + name;
+  }
+  EXPECT_GT(listed, 10u);
+  EXPECT_GE(left, 2u);
+  // Removed from the deepest up, from descriptors (a path would be too long).
+  for (std::size_t level = folders.size() - 1; level > 0; --level) {
+    ::close(folders[level]);
+    EXPECT_EQ(::unlinkat(folders[level - 1], name.c_str(), AT_REMOVEDIR), 0);
+  }
+  ::close(folders[0]);
 }
 
 TEST(Discovery, AFolderWithoutResultFilesIsNoBenchmarkDir) {

@@ -10,8 +10,9 @@
 
 namespace mlperf {
 
-/// A folder opened with O_PATH (no read permission needed, nothing read): `fd` stands for
-/// the folder `path` named when it was opened. Closed when the last owner lets it go.
+/// A folder held open: `fd` stands for the folder `path` named when it was opened (O_PATH in
+/// a FolderCache: no read permission needed, nothing read; O_RDONLY where it was listed).
+/// Closed when the last owner lets it go (-1: nothing to close).
 struct OpenFolder {
   int fd = -1;
   std::string path;

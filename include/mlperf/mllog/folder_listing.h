@@ -109,6 +109,13 @@ inline bool list_folder_with_sizes(const std::filesystem::path& folder, std::vec
   return list_folder_with_sizes(folder.native(), entries, error);
 }
 
+/// As list_folder_with_sizes, of `name` below the folder open at `dirfd` (AT_FDCWD: `name` is
+/// a path), which the kernel then looks up from that folder, not along a whole path (a walk
+/// down a tree opens each folder from its parent's descriptor). On success `fd` is the
+/// folder, left open for its own subfolders: the caller closes it. On failure `fd` is -1.
+bool list_folder_with_sizes_at(int dirfd, const char* name, std::vector<FolderEntry>& entries, std::error_code& error,
+                               int& fd);
+
 /// What std::filesystem answers of `path` with symbolic links followed (exists, is_directory,
 /// is_regular_file; file_size of a regular file, nullopt for anything else or an error),
 /// read from the listing of the folder holding it where the FolderListings in use on this
