@@ -64,12 +64,17 @@ int run_score(const ScoreArgs& args) {
     }
     // Directory by directory in input order, a batch at a time.
     ReportWriter writer(out, *parse_report_format(args.format), options.rcp_pass);
-    keep_until_exit(
-        score_directories_in_batches(std::ref(source), *data, options, [&](std::vector<DirectoryResult>& batch) {
+    keep_until_exit(score_directories_in_batches(
+        std::ref(source), *data, options,
+        [&](std::vector<DirectoryResult>& batch) {
           print_input_errors(batch);
           status = exit_status(batch, status);
           writer.add(batch);
-        }));
+        },
+        kBatchFiles, MissingRules::kScoreWithout,
+        // Each directory written from the thread that scored it, in order, while the others
+        // are scored.
+        [&](std::size_t index, const DirectoryResult& scored) { writer.prepare(index, scored); }));
     writer.finish();
   });
   return written ? status : kExitInputError;

@@ -16,7 +16,7 @@ DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data
 }
 
 std::vector<DirectoryResult> score_directories(std::vector<BenchmarkDir> dirs, const DataContext& data,
-                                               const ScoreOptions& options) {
+                                               const ScoreOptions& options, const ScoredHook& scored) {
   std::vector<std::size_t> training;   // indices into dirs
   std::vector<std::size_t> inference;  // indices into dirs
   for (std::size_t i = 0; i < dirs.size(); ++i) (dirs[i].loadgen ? inference : training).push_back(i);
@@ -29,7 +29,9 @@ std::vector<DirectoryResult> score_directories(std::vector<BenchmarkDir> dirs, c
     for (std::size_t k = 0; k < training.size(); ++k) results[training[k]] = std::move(scored[k]);
   }
   parallel_for(inference.size(), default_threads(), [&](std::size_t k) {
-    results[inference[k]] = inference::score_inference_directory(dirs[inference[k]], data, options);
+    DirectoryResult& result = results[inference[k]];
+    result = inference::score_inference_directory(dirs[inference[k]], data, options);
+    if (scored) scored(inference[k], result);
   });
   return results;
 }
@@ -37,7 +39,8 @@ std::vector<DirectoryResult> score_directories(std::vector<BenchmarkDir> dirs, c
 std::vector<DirectoryResult> score_directories_in_batches(const BenchmarkDirFeed& feed, const DataContext& data,
                                                           const ScoreOptions& given_options,
                                                           const std::function<void(std::vector<DirectoryResult>&)>& consume,
-                                                          std::size_t batch_files, MissingRules missing_rules) {
+                                                          std::size_t batch_files, MissingRules missing_rules,
+                                                          const ScoredHook& scored) {
   ScoreOptions options = given_options;
   std::optional<compliance::RuleLibrary> rules;  // loaded for `loaded`
   ComplianceNeeds loaded;
@@ -68,7 +71,7 @@ std::vector<DirectoryResult> score_directories_in_batches(const BenchmarkDirFeed
       }
       options.compliance_rules = rules ? &*rules : nullptr;
     }
-    std::vector<DirectoryResult> results = score_directories(std::move(batch), data, options);
+    std::vector<DirectoryResult> results = score_directories(std::move(batch), data, options, scored);
     batch.clear();
     files = 0;
     consume(results);

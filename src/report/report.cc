@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -582,6 +584,9 @@ void write_table_summary(std::ostream& out, const std::vector<SummaryRow>& rows,
 // run, instead of as text built beside the others on the pool.
 constexpr std::size_t kRunsBuiltAside = 2048;
 
+// Whether prepare() makes `r`'s JSON text: an inference scenario folder's.
+bool json_prepared(const DirectoryResult& r) { return r.dir.loadgen.has_value(); }
+
 }  // namespace
 
 struct ReportWriter::Summary {
@@ -589,8 +594,17 @@ struct ReportWriter::Summary {
   std::size_t passed = 0;
 };
 
+// The batch being scored, as prepare() has it: texts made and not yet written (by index in
+// the batch) and the first result not yet written; `writing` while a thread writes.
+struct ReportWriter::Stream {
+  std::mutex mutex;
+  std::map<std::size_t, std::string> ready;
+  std::size_t next = 0;
+  bool writing = false;
+};
+
 ReportWriter::ReportWriter(std::ostream& out, ReportFormat format, RcpPass pass)
-    : out_(out), format_(format), pass_(pass), summary_(std::make_unique<Summary>()) {
+    : out_(out), format_(format), pass_(pass), summary_(std::make_unique<Summary>()), stream_(std::make_unique<Stream>()) {
   switch (format_) {
     case ReportFormat::kJson:
     case ReportFormat::kTable:
@@ -611,33 +625,85 @@ ReportWriter::ReportWriter(std::ostream& out, ReportFormat format, RcpPass pass)
 
 ReportWriter::~ReportWriter() = default;
 
+void ReportWriter::prepare(std::size_t index, const DirectoryResult& result) {
+  if (format_ != ReportFormat::kJson || !json_prepared(result)) return;
+  // The object indented for its place in {"results": [...]} (four spaces).
+  std::string text = inference_to_json_text(result, 4);
+  Stream& s = *stream_;
+  {
+    std::lock_guard lock(s.mutex);
+    s.ready.emplace(index, std::move(text));
+    if (s.writing) return;  // the thread writing takes it in its turn
+    s.writing = true;
+  }
+  // This thread writes every text whose turn has come, in order, while the others score (and
+  // add theirs). It stops, under the same lock, when the next is not made yet.
+  struct Stop {
+    Stream& s;
+    bool done = false;
+    ~Stop() {
+      if (done) return;
+      std::lock_guard lock(s.mutex);  // an exception on the way: another thread may write
+      s.writing = false;
+    }
+  } stop{s};
+  for (;;) {
+    std::string turn;
+    {
+      std::lock_guard lock(s.mutex);
+      auto it = s.ready.find(s.next);
+      if (it == s.ready.end()) {
+        s.writing = false;
+        stop.done = true;
+        return;
+      }
+      turn = std::move(it->second);
+      s.ready.erase(it);
+      ++s.next;
+    }
+    out_ << json_results_separator(written_) << turn;
+    ++written_;
+  }
+}
+
 void ReportWriter::add(const std::vector<DirectoryResult>& results) {
   switch (format_) {
     case ReportFormat::kJson: {
       // {"results": [...]} as nlohmann::json dumps it with indent 2: each directory's object
-      // written on its own thread already indented for its place (four spaces), then written
-      // in order; a directory of many runs is written run by run in its turn. A window of
-      // directories at a time: their texts are written and let go before the next are made,
-      // so a batch's report (30 MB for an inference round) is never held whole and the memory
-      // of one window's texts serves the next.
+      // made on its own thread already indented for its place (four spaces), then written
+      // in order; a directory of many runs is written run by run in its turn. prepare()
+      // wrote the results before stream.next, and made the texts in stream.ready. The others
+      // a window of directories at a time: their texts are written and let go before the
+      // next are made, so that they are never held whole and the memory of one window's
+      // texts serves the next.
+      Stream& stream = *stream_;
       const unsigned threads = default_threads();
       const std::size_t window = std::max<std::size_t>(1, std::size_t{threads} * 8);
       std::vector<std::string> objects(std::min(window, results.size()));
-      for (std::size_t first = 0; first < results.size(); first += window) {
+      for (std::size_t first = stream.next; first < results.size(); first += window) {
         const std::size_t count = std::min(window, results.size() - first);
-        parallel_for(count, threads, [&](std::size_t k) {
-          const DirectoryResult& r = results[first + k];
-          if (r.dir.loadgen) {
-            objects[k] = inference_to_json_text(r, 4);
-          } else if (r.runs.size() <= kRunsBuiltAside) {
-            objects[k].clear();
-            write_training_json(objects[k], nullptr, r, pass_, 4);
-          }
-        });
+        auto made = [&](std::size_t k) { return stream.ready.find(first + k); };
+        bool all_made = true;
+        for (std::size_t k = 0; k < count && all_made; ++k) all_made = made(k) != stream.ready.end();
+        if (!all_made) {
+          parallel_for(count, threads, [&](std::size_t k) {
+            const DirectoryResult& r = results[first + k];
+            if (made(k) != stream.ready.end()) return;
+            if (r.dir.loadgen) {
+              objects[k] = inference_to_json_text(r, 4);
+            } else if (r.runs.size() <= kRunsBuiltAside) {
+              objects[k].clear();
+              write_training_json(objects[k], nullptr, r, pass_, 4);
+            }
+          });
+        }
         for (std::size_t k = 0; k < count; ++k) {
           const DirectoryResult& r = results[first + k];
           out_ << json_results_separator(written_);
-          if (!r.dir.loadgen && r.runs.size() > kRunsBuiltAside) {
+          if (auto text = made(k); text != stream.ready.end()) {
+            out_ << text->second;
+            stream.ready.erase(text);
+          } else if (!r.dir.loadgen && r.runs.size() > kRunsBuiltAside) {
             std::string text;
             write_training_json(text, &out_, r, pass_, 4);
           } else {
@@ -647,6 +713,8 @@ void ReportWriter::add(const std::vector<DirectoryResult>& results) {
           ++written_;
         }
       }
+      stream.ready.clear();
+      stream.next = 0;  // the next batch's
       break;
     }
     case ReportFormat::kTable:

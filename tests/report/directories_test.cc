@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -68,6 +69,54 @@ TEST_F(Directories, EachKindScoredByItsOwnScorerInTheOrderGiven) {
   EXPECT_EQ(got[1].benchmark, "llama31_8b");  // the training directories, last first
   EXPECT_EQ(got[3].benchmark, "llama2_70b_lora");
   EXPECT_TRUE(got[0].inference && got[0].inference->valid);
+}
+
+// Each inference scenario folder is handed to the ScoredHook once, on the thread that scored
+// it, with its index among those scored together; the training directories are not. A
+// report writer given them there (ReportWriter::prepare) writes the report of the whole,
+// whatever the batches.
+TEST_F(Directories, EachScenarioFolderIsHandedOnOnceAsItIsScored) {
+  const std::vector<BenchmarkDir> dirs = mixed();
+  std::ostringstream whole;
+  write_report(whole, score_directories(dirs, data, ScoreOptions{}), ReportFormat::kJson, RcpPass::kPruned);
+  for (std::size_t batch_files : {std::size_t{1}, std::size_t{3}, kBatchFiles}) {
+    std::ostringstream out;
+    ReportWriter writer(out, ReportFormat::kJson, RcpPass::kPruned);
+    std::mutex mutex;
+    std::vector<std::pair<std::size_t, std::string>> handed;  // index and path, this batch
+    std::size_t scenario_folders = 0;
+    bool given = false;
+    auto feed = [&](std::vector<BenchmarkDir>& out) {
+      if (given) return false;
+      given = true;
+      out = dirs;
+      return true;
+    };
+    score_directories_in_batches(
+        feed, data, ScoreOptions{},
+        [&](std::vector<DirectoryResult>& batch) {
+          std::sort(handed.begin(), handed.end());
+          std::vector<std::pair<std::size_t, std::string>> want;
+          for (std::size_t k = 0; k < batch.size(); ++k) {
+            if (batch[k].dir.loadgen) want.emplace_back(k, batch[k].dir.path.string());
+          }
+          EXPECT_EQ(handed, want) << "batches of " << batch_files << " files";
+          scenario_folders += handed.size();
+          handed.clear();
+          writer.add(batch);
+        },
+        batch_files, MissingRules::kScoreWithout,
+        [&](std::size_t index, const DirectoryResult& result) {
+          {
+            std::lock_guard lock(mutex);
+            handed.emplace_back(index, result.dir.path.string());
+          }
+          writer.prepare(index, result);
+        });
+    writer.finish();
+    EXPECT_EQ(scenario_folders, 8u);  // 7, one given twice
+    EXPECT_EQ(out.str(), whole.str()) << "batches of " << batch_files << " files";
+  }
 }
 
 TEST_F(Directories, EachKindCheckedByItsOwnChecker) {

@@ -6,9 +6,11 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -365,6 +367,76 @@ TEST(ReportWriter, BatchesGiveTheBytesOfOneWholeReport) {
   EXPECT_EQ(render(results, ReportFormat::kJson), doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   EXPECT_EQ(doc["results"][2]["runs"][7]["file_bytes"], "2f722f6d616e792f726573756c745f372e747874ff");
   EXPECT_EQ(doc["results"][2]["runs"].size(), 2100u);
+}
+
+// An inference scenario folder's result, its figure `result`.
+DirectoryResult inference_result(double result) {
+  DirectoryResult r;
+  r.dir.path = "/r/closed/AMD/results/8xMI300X/llama2-70b-99.9/Offline" + std::to_string(result);
+  r.dir.loadgen = LoadgenRun{};
+  r.benchmark = "llama2-70b-99.9/Offline";
+  r.division = "closed";
+  r.passed = true;
+  auto figure = std::make_shared<inference::InferenceResult>();
+  figure->model = "llama2-70b-99.9";
+  figure->scenario = "Offline";
+  figure->metric = "result_tokens_per_second";
+  figure->performance_result = result;
+  figure->valid = true;
+  r.inference = figure;
+  return r;
+}
+
+// Results given to prepare() as the scoring threads finish them (any order, many threads at
+// once; ScoredHook) are written as soon as every one before them is: the report is the same
+// bytes in every format, whatever the batches, the order and a training directory among them
+// (which add() writes, and the results after it then wait for add()).
+TEST(ReportWriter, ResultsPreparedAsTheyAreScoredGiveTheBytesOfOneWholeReport) {
+  std::vector<DirectoryResult> results;
+  for (int i = 0; i < 23; ++i) results.push_back(inference_result(1000.5 + i));
+  results.insert(results.begin() + 9, passing_result());
+  for (ReportFormat format : {ReportFormat::kJson, ReportFormat::kTable, ReportFormat::kCsv, ReportFormat::kMarkdown}) {
+    const std::string whole = render(results, format);
+    for (std::size_t batch : {1u, 5u, 24u}) {
+      for (unsigned seed : {1u, 2u, 3u}) {
+        std::ostringstream out;
+        ReportWriter writer(out, format, RcpPass::kPruned);
+        for (std::size_t first = 0; first < results.size(); first += batch) {
+          std::vector<DirectoryResult> part(
+              results.begin() + static_cast<std::ptrdiff_t>(first),
+              results.begin() + static_cast<std::ptrdiff_t>(std::min(first + batch, results.size())));
+          std::vector<std::size_t> order;
+          for (std::size_t k = 0; k < part.size(); ++k) {
+            if (part[k].dir.loadgen) order.push_back(k);  // what score_directories hands out
+          }
+          std::shuffle(order.begin(), order.end(), std::mt19937(seed));
+          std::vector<std::thread> threads;
+          for (unsigned t = 0; t < 3; ++t) {
+            threads.emplace_back([&, t] {
+              for (std::size_t i = t; i < order.size(); i += 3) writer.prepare(order[i], part[order[i]]);
+            });
+          }
+          for (auto& t : threads) t.join();
+          writer.add(part);
+        }
+        writer.finish();
+        EXPECT_EQ(out.str(), whole) << static_cast<int>(format) << " in batches of " << batch << ", order " << seed;
+      }
+    }
+  }
+  // Written as soon as its turn comes: before add(), and not before those ahead of it.
+  std::ostringstream out;
+  ReportWriter writer(out, ReportFormat::kJson, RcpPass::kPruned);
+  const std::vector<DirectoryResult> part(results.begin(), results.begin() + 3);
+  writer.prepare(2, part[2]);
+  writer.prepare(1, part[1]);
+  EXPECT_EQ(out.str(), "");
+  writer.prepare(0, part[0]);
+  const std::string three = render(part, ReportFormat::kJson);
+  EXPECT_EQ(out.str(), three.substr(0, three.rfind("\n  ]")));
+  writer.add(part);
+  writer.finish();
+  EXPECT_EQ(out.str(), three);
 }
 
 // The JSON report writes a training directory member by member (write_training_json): every

@@ -19,12 +19,19 @@ namespace mlperf {
 /// are reported in the result's `errors`.
 DirectoryResult score_directory(const BenchmarkDir& dir, const DataContext& data, const ScoreOptions& options);
 
+/// Work on a result done on the thread that scored it, as soon as it is scored, with its
+/// index among the directories scored together (a report writer writes it there:
+/// ReportWriter::prepare). Called for inference scenario folders, from many threads at once,
+/// each result once; what it throws stops the scoring and is rethrown.
+using ScoredHook = std::function<void(std::size_t index, const DirectoryResult& result)>;
+
 /// Scores many directories of either kind: the training directories through
 /// score_training_directories (one pool reading every result file), the inference scenario
-/// folders on a small thread pool; results in the order given. The training directories are
-/// moved into their results (pass an rvalue to spare the copy).
+/// folders on a small thread pool, each handed to `scored` (when set) as it is done; results
+/// in the order given. The training directories are moved into their results (pass an rvalue
+/// to spare the copy).
 std::vector<DirectoryResult> score_directories(std::vector<BenchmarkDir> dirs, const DataContext& data,
-                                               const ScoreOptions& options);
+                                               const ScoreOptions& options, const ScoredHook& scored = {});
 
 /// How many result files score_directories_in_batches scores at once, at most (a directory
 /// of more files is a batch of its own).
@@ -41,7 +48,7 @@ enum class MissingRules {
   kThrow,         ///< check: throw the std::runtime_error naming the config (an input error)
 };
 
-/// score_directories a batch at a time: consecutive directories of at most `batch_files`
+/// score_directories (with `scored`) a batch at a time: consecutive directories of at most `batch_files`
 /// result files in all (a bigger directory is a batch of its own) are scored together
 /// (every file on the pool, biggest first), then `consume` gets their results, in the order
 /// given, and they are let go before the next batch is read. Peak memory is one batch's runs
@@ -55,7 +62,8 @@ std::vector<DirectoryResult> score_directories_in_batches(const BenchmarkDirFeed
                                                           const ScoreOptions& options,
                                                           const std::function<void(std::vector<DirectoryResult>&)>& consume,
                                                           std::size_t batch_files = kBatchFiles,
-                                                          MissingRules missing_rules = MissingRules::kScoreWithout);
+                                                          MissingRules missing_rules = MissingRules::kScoreWithout,
+                                                          const ScoredHook& scored = {});
 
 /// As above, for directories already found (moved into their batches: pass them with
 /// std::move where they are not needed after).

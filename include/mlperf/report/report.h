@@ -46,7 +46,16 @@ class ReportWriter {
   ReportWriter(const ReportWriter&) = delete;
   ReportWriter& operator=(const ReportWriter&) = delete;
 
-  /// Writes `results` after those written before.
+  /// Writes `result`, at `index` in the batch add() will be given next, as soon as every
+  /// result before it in that batch is written: from the threads that score, as each result
+  /// is scored (a ScoredHook), so that the report is written while the other directories are
+  /// scored rather than after them. Only where this format writes directory by directory
+  /// and the result is an inference scenario folder's (JSON); otherwise, and for a result
+  /// whose predecessors are not all given here, add() writes it. Thread-safe (one thread
+  /// writes at a time, in order); throws only std::bad_alloc, and what it wrote is then the
+  /// start of the report.
+  void prepare(std::size_t index, const DirectoryResult& result);
+  /// Writes `results` after those written before, less those prepare() already wrote.
   void add(const std::vector<DirectoryResult>& results);
   /// Writes the end of the report. Called once, after the last add().
   void finish();
@@ -58,6 +67,8 @@ class ReportWriter {
   RcpPass pass_;
   std::size_t written_ = 0;
   std::unique_ptr<Summary> summary_;
+  struct Stream;
+  std::unique_ptr<Stream> stream_;  // what prepare() holds of the batch being scored
 };
 
 /// The human report of one directory (the `table` format).
