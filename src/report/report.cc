@@ -7,13 +7,14 @@
 #include "mlperf/report/table_text.h"
 #include "mlperf/report/exact_bytes.h"
 #include "mlperf/report/json_text.h"
+#include "mlperf/report/in_order_texts.h"
+#include "mlperf/report/output.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <map>
-#include <mutex>
 #include <ostream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -584,9 +585,6 @@ void write_table_summary(std::ostream& out, const std::vector<SummaryRow>& rows,
 // run, instead of as text built beside the others on the pool.
 constexpr std::size_t kRunsBuiltAside = 2048;
 
-// Whether prepare() makes `r`'s JSON text: an inference scenario folder's.
-bool json_prepared(const DirectoryResult& r) { return r.dir.loadgen.has_value(); }
-
 }  // namespace
 
 struct ReportWriter::Summary {
@@ -594,17 +592,8 @@ struct ReportWriter::Summary {
   std::size_t passed = 0;
 };
 
-// The batch being scored, as prepare() has it: texts made and not yet written (by index in
-// the batch) and the first result not yet written; `writing` while a thread writes.
-struct ReportWriter::Stream {
-  std::mutex mutex;
-  std::map<std::size_t, std::string> ready;
-  std::size_t next = 0;
-  bool writing = false;
-};
-
 ReportWriter::ReportWriter(std::ostream& out, ReportFormat format, RcpPass pass)
-    : out_(out), format_(format), pass_(pass), summary_(std::make_unique<Summary>()), stream_(std::make_unique<Stream>()) {
+    : out_(out), format_(format), pass_(pass), summary_(std::make_unique<Summary>()), stream_(std::make_unique<InOrderTexts>()) {
   switch (format_) {
     case ReportFormat::kJson:
     case ReportFormat::kTable:
@@ -626,43 +615,26 @@ ReportWriter::ReportWriter(std::ostream& out, ReportFormat format, RcpPass pass)
 ReportWriter::~ReportWriter() = default;
 
 void ReportWriter::prepare(std::size_t index, const DirectoryResult& result) {
-  if (format_ != ReportFormat::kJson || !json_prepared(result)) return;
-  // The object indented for its place in {"results": [...]} (four spaces).
-  std::string text = inference_to_json_text(result, 4);
-  Stream& s = *stream_;
-  {
-    std::lock_guard lock(s.mutex);
-    s.ready.emplace(index, std::move(text));
-    if (s.writing) return;  // the thread writing takes it in its turn
-    s.writing = true;
-  }
-  // This thread writes every text whose turn has come, in order, while the others score (and
-  // add theirs). It stops, under the same lock, when the next is not made yet.
-  struct Stop {
-    Stream& s;
-    bool done = false;
-    ~Stop() {
-      if (done) return;
-      std::lock_guard lock(s.mutex);  // an exception on the way: another thread may write
-      s.writing = false;
+  if (!result.dir.loadgen) return;  // a training directory: add() writes it
+  switch (format_) {
+    case ReportFormat::kJson:
+      // The object indented for its place in {"results": [...]} (four spaces).
+      stream_->give(index, inference_to_json_text(result, 4), [&](std::string_view text, std::size_t written) {
+        out_ << json_results_separator(written) << text;
+      });
+      break;
+    case ReportFormat::kTable: {
+      TextStream text;
+      write_table(text, result, pass_);
+      stream_->give(index, std::move(text).str(), [&](std::string_view text, std::size_t written) {
+        if (written > 0) out_ << '\n';
+        out_ << text;
+      });
+      break;
     }
-  } stop{s};
-  for (;;) {
-    std::string turn;
-    {
-      std::lock_guard lock(s.mutex);
-      auto it = s.ready.find(s.next);
-      if (it == s.ready.end()) {
-        s.writing = false;
-        stop.done = true;
-        return;
-      }
-      turn = std::move(it->second);
-      s.ready.erase(it);
-      ++s.next;
-    }
-    out_ << json_results_separator(written_) << turn;
-    ++written_;
+    case ReportFormat::kCsv:
+    case ReportFormat::kMarkdown:
+      break;
   }
 }
 
@@ -672,23 +644,27 @@ void ReportWriter::add(const std::vector<DirectoryResult>& results) {
       // {"results": [...]} as nlohmann::json dumps it with indent 2: each directory's object
       // made on its own thread already indented for its place (four spaces), then written
       // in order; a directory of many runs is written run by run in its turn. prepare()
-      // wrote the results before stream.next, and made the texts in stream.ready. The others
-      // a window of directories at a time: their texts are written and let go before the
-      // next are made, so that they are never held whole and the memory of one window's
-      // texts serves the next.
-      Stream& stream = *stream_;
+      // wrote the results before stream_->next() and holds the texts it made of later ones.
+      // The others a window of directories at a time: their texts are written and let go
+      // before the next are made, so that they are never held whole and the memory of one
+      // window's texts serves the next.
       const unsigned threads = default_threads();
       const std::size_t window = std::max<std::size_t>(1, std::size_t{threads} * 8);
       std::vector<std::string> objects(std::min(window, results.size()));
-      for (std::size_t first = stream.next; first < results.size(); first += window) {
+      std::vector<char> made(objects.size());
+      for (std::size_t first = stream_->next(); first < results.size(); first += window) {
         const std::size_t count = std::min(window, results.size() - first);
-        auto made = [&](std::size_t k) { return stream.ready.find(first + k); };
         bool all_made = true;
-        for (std::size_t k = 0; k < count && all_made; ++k) all_made = made(k) != stream.ready.end();
+        for (std::size_t k = 0; k < count; ++k) {
+          std::optional<std::string> text = stream_->take(first + k);
+          made[k] = text.has_value();
+          if (text) objects[k] = std::move(*text);
+          all_made = all_made && made[k];
+        }
         if (!all_made) {
           parallel_for(count, threads, [&](std::size_t k) {
             const DirectoryResult& r = results[first + k];
-            if (made(k) != stream.ready.end()) return;
+            if (made[k]) return;
             if (r.dir.loadgen) {
               objects[k] = inference_to_json_text(r, 4);
             } else if (r.runs.size() <= kRunsBuiltAside) {
@@ -699,31 +675,35 @@ void ReportWriter::add(const std::vector<DirectoryResult>& results) {
         }
         for (std::size_t k = 0; k < count; ++k) {
           const DirectoryResult& r = results[first + k];
-          out_ << json_results_separator(written_);
-          if (auto text = made(k); text != stream.ready.end()) {
-            out_ << text->second;
-            stream.ready.erase(text);
-          } else if (!r.dir.loadgen && r.runs.size() > kRunsBuiltAside) {
+          out_ << json_results_separator(stream_->count_written());
+          if (!made[k] && !r.dir.loadgen && r.runs.size() > kRunsBuiltAside) {
             std::string text;
             write_training_json(text, &out_, r, pass_, 4);
           } else {
             out_ << objects[k];
             std::string().swap(objects[k]);
           }
-          ++written_;
         }
       }
-      stream.ready.clear();
-      stream.next = 0;  // the next batch's
+      stream_->end_batch();
       break;
     }
     case ReportFormat::kTable:
-      for (const auto& r : results) {
-        if (written_++ > 0) out_ << '\n';
-        write_table(out_, r, pass_);
+      // prepare() wrote the results before stream_->next() and holds the texts it made of later ones.
+      for (std::size_t k = 0; k < results.size(); ++k) {
+        const DirectoryResult& r = results[k];
+        if (k >= stream_->next()) {
+          if (stream_->count_written() > 0) out_ << '\n';
+          if (std::optional<std::string> text = stream_->take(k)) {
+            out_ << *text;
+          } else {
+            write_table(out_, r, pass_);
+          }
+        }
         summary_->rows.push_back(summary_row(r));
         summary_->passed += r.passed ? 1 : 0;
       }
+      stream_->end_batch();
       break;
     case ReportFormat::kCsv:
       for (const auto& r : results) {
@@ -748,7 +728,7 @@ void ReportWriter::add(const std::vector<DirectoryResult>& results) {
 void ReportWriter::finish() {
   switch (format_) {
     case ReportFormat::kJson:
-      out_ << json_results_end(written_);
+      out_ << json_results_end(stream_->written());
       break;
     case ReportFormat::kTable:
       if (summary_->rows.size() > 1) write_table_summary(out_, summary_->rows, summary_->passed);

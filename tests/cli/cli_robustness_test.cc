@@ -617,5 +617,43 @@ TEST(CliRobustness, WhicheverOfTheLastAllocationsFailsStandardOutputHoldsTheStar
   EXPECT_GT(out_of_memory, 100);
 }
 
+// `score`'s table entries of inference scenario folders are made as texts on the scoring
+// threads, through a stream (`check`'s are written as they are made): each allocation of
+// 1 KiB or more (a text's growth among them) fails in turn, on one CPU. Each run gives the
+// exact answer, or exit 2 with the out-of-memory message and the start of the answer; never
+// a failure taken for the end of a text and the run going on ("while this ran").
+TEST(CliRobustness, WhicheverLargerAllocationFailsATableReportHoldsTheStartOfTheAnswer) {
+  if (built_with_address_sanitizer()) GTEST_SKIP() << "AddressSanitizer's malloc must be the first library loaded";
+  AffinityGuard guard;
+  ASSERT_TRUE(guard.pin_to_first_cpu());
+  TempDir tmp;
+  const std::string preload = std::string("MLPERF_FAIL_MIN_BYTES=1024 LD_PRELOAD=") + q(MLPERF_SCORE_FAIL_MALLOC) + " ";
+  for (const char* report : {"check", "score"}) {
+    const std::string command = binary() + " " + report + " " + q(source_dir() / "data/examples");
+    const auto full =
+        run_command("MLPERF_COUNT_ALLOCATIONS=" + q(tmp.path() / "count") + " " + preload + command + " 2>/dev/null");
+    ASSERT_EQ(full.status, 0) << report;
+    const long calls = std::stol(read_file(tmp.path() / "count"));
+    ASSERT_GT(calls, 200) << report;
+    int out_of_memory = 0;
+    for (long n = 0; n < calls; ++n) {
+      const auto r = run_command("MLPERF_FAIL_ALLOCATION=" + std::to_string(n) + " " + preload + command + " 2>" +
+                                 q(tmp.path() / "err.txt"));
+      const std::string err = read_file(tmp.path() / "err.txt");
+      if (r.status == 0) {
+        EXPECT_EQ(r.out, full.out) << report << ", allocation " << n;
+        continue;
+      }
+      ++out_of_memory;
+      EXPECT_EQ(r.status, 2) << report << ", allocation " << n << ": " << err;
+      // "(std::bad_alloc)", or the kernel's ENOMEM a file system call met.
+      EXPECT_TRUE(err.starts_with("mlperf-score: out of memory (") && err.ends_with("); nothing more was written\n"))
+          << report << ", allocation " << n << ": " << err;
+      EXPECT_EQ(r.out, full.out.substr(0, r.out.size())) << report << ", allocation " << n << ": not the start of the answer";
+    }
+    EXPECT_GT(out_of_memory, 200) << report;
+  }
+}
+
 }  // namespace
 }  // namespace mlperf

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <memory>
 #include <iosfwd>
+#include <sstream>
 #include <streambuf>
 #include <string>
 #include <string_view>
@@ -81,6 +82,15 @@ class OutputWriter {
   std::ostream& standard_output_;
   OutputTarget target_;
   std::unique_ptr<Sink> sink_;
+};
+
+/// A text made through a std::ostream (fmt::print, write_table) to be written later: a
+/// std::ostringstream that throws what its buffer throws. A plain one takes the
+/// std::bad_alloc of a string that cannot grow for a bad state and drops the rest of the text
+/// in silence (README, Robustness).
+class TextStream : public std::ostringstream {
+ public:
+  TextStream() { exceptions(std::ios::badbit); }
 };
 
 /// A stream buffer that gathers bytes in one block of 64 KiB, allocated when it is made, and

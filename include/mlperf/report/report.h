@@ -39,6 +39,8 @@ void write_report(std::ostream& out, const std::vector<DirectoryResult>& results
 /// The constructor writes the head (CSV and markdown header), add() each batch, finish() the
 /// end (JSON's closing brackets, the table's summary, for which one line per directory is
 /// kept). The bytes equal write_report over all results.
+class InOrderTexts;
+
 class ReportWriter {
  public:
   ReportWriter(std::ostream& out, ReportFormat format, RcpPass pass);
@@ -50,7 +52,7 @@ class ReportWriter {
   /// result before it in that batch is written: from the threads that score, as each result
   /// is scored (a ScoredHook), so that the report is written while the other directories are
   /// scored rather than after them. Only where this format writes directory by directory
-  /// and the result is an inference scenario folder's (JSON); otherwise, and for a result
+  /// and the result is an inference scenario folder's (JSON, table); otherwise, and for a result
   /// whose predecessors are not all given here, add() writes it. Thread-safe (one thread
   /// writes at a time, in order); throws only std::bad_alloc, and what it wrote is then the
   /// start of the report.
@@ -67,8 +69,7 @@ class ReportWriter {
   RcpPass pass_;
   std::size_t written_ = 0;
   std::unique_ptr<Summary> summary_;
-  struct Stream;
-  std::unique_ptr<Stream> stream_;  // what prepare() holds of the batch being scored
+  std::unique_ptr<InOrderTexts> stream_;  // the texts prepare() made (JSON, table)
 };
 
 /// The human report of one directory (the `table` format).

@@ -3,7 +3,10 @@
 //
 //   MLPERF_FAIL_ALLOCATION=N   the Nth call (from 0) of malloc, calloc or realloc returns
 //                              null with errno ENOMEM; every other call succeeds
-//   MLPERF_COUNT_ALLOCATIONS=F at exit, the number of calls made is written to file F
+//   MLPERF_FAIL_MIN_BYTES=S    only calls asking for S bytes or more are counted (and can
+//                              fail): a sweep of the larger allocations, a text's growth
+//                              among them, takes fewer runs
+//   MLPERF_COUNT_ALLOCATIONS=F at exit, the number of calls counted is written to file F
 //
 // Loaded with LD_PRELOAD into the tool alone; never linked. Calls glibc's own allocator
 // (__libc_malloc …), which is what malloc would have called.
@@ -33,7 +36,13 @@ long failing_call() {
   return text ? std::atol(text) : -1;
 }
 
-bool this_call_fails() {
+std::size_t least_bytes() {
+  const char* text = std::getenv("MLPERF_FAIL_MIN_BYTES");
+  return text ? static_cast<std::size_t>(std::atol(text)) : 0;
+}
+
+bool this_call_fails(std::size_t bytes) {
+  if (bytes < least_bytes()) return false;
   const long call = g_calls.fetch_add(1);
   if (call != failing_call()) return false;
   errno = ENOMEM;
@@ -63,10 +72,13 @@ struct CountAtExit {
 
 extern "C" {
 
-void* malloc(std::size_t size) { return this_call_fails() ? nullptr : __libc_malloc(size); }
+void* malloc(std::size_t size) { return this_call_fails(size) ? nullptr : __libc_malloc(size); }
 
-void* calloc(std::size_t count, std::size_t size) { return this_call_fails() ? nullptr : __libc_calloc(count, size); }
+void* calloc(std::size_t count, std::size_t size) {
+  // count * size as calloc asks it (an overflow is calloc's own failure, left to it).
+  return this_call_fails(count * size) ? nullptr : __libc_calloc(count, size);
+}
 
-void* realloc(void* pointer, std::size_t size) { return this_call_fails() ? nullptr : __libc_realloc(pointer, size); }
+void* realloc(void* pointer, std::size_t size) { return this_call_fails(size) ? nullptr : __libc_realloc(pointer, size); }
 
 }  // extern "C"
