@@ -1,4 +1,5 @@
 #include "mlperf/report/check_report.h"
+#include "mlperf/mllog/parallel.h"
 #include "mlperf/report/table_text.h"
 #include "mlperf/report/exact_bytes.h"
 #include "mlperf/report/json_text.h"
@@ -91,7 +92,7 @@ namespace {
 // exact bytes added dumps it (indent 2, four more spaces for its place; a test compares them),
 // written member by member in the keys' sorted order without building the tree. Invalid
 // UTF-8 (a path, a logged value) is replaced, its exact bytes beside it (exact_bytes.h).
-void write_check_json_entry(std::ostream& out, const CheckReport& r) {
+std::string check_json_entry(const CheckReport& r) {
   std::string text;
   text.reserve(4096 + 160 * r.logs.size());
   JsonText j(text, 4);
@@ -162,7 +163,7 @@ void write_check_json_entry(std::ostream& out, const CheckReport& r) {
   j.key("warnings");
   j.integer(r.count(Finding::kWarning));
   j.end_object();
-  out << text;
+  return text;
 }
 
 // `text` left-aligned in `width` columns, as fmt's "{:<width}" writes it: spaces after
@@ -178,9 +179,9 @@ void append_left_aligned(std::string& out, std::string_view text, std::size_t wi
   if (text.size() < width) out.append(width - text.size(), ' ');
 }
 
-// One report's block of the human table, built in one string and written at once (a
-// folder's ~25 check rows; CI checks thousands of one-log folders).
-void write_check_table_entry(std::ostream& out, const CheckReport& r) {
+// One report's block of the human table, built in one string (a folder's ~25 check rows;
+// CI checks thousands of one-log folders).
+std::string check_table_entry(const CheckReport& r) {
   std::string text, line;
   std::size_t parts = 0;
   for (const auto* part : {&r.submitter, &r.system, &r.benchmark}) {
@@ -237,18 +238,21 @@ void write_check_table_entry(std::ostream& out, const CheckReport& r) {
       text += '\n';
     }
   }
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  return text;
 }
 
-void write_github_entry(std::ostream& out, const CheckReport& r) {
+// One report's workflow commands, a line per finding.
+std::string github_entry(const CheckReport& r) {
+  std::string text;
   for (const auto& c : r.checks) {
     for (const auto& f : c.findings) {
-      std::string properties = "file=" + github_escape_property(f.file);
-      if (f.line > 0) properties += fmt::format(",line={}", f.line);
-      properties += ",title=" + github_escape_property(f.check);
-      out << "::" << to_string(f.severity) << ' ' << properties << "::" << github_escape_data(f.message) << '\n';
+      text.append("::").append(to_string(f.severity)).append(" file=").append(github_escape_property(f.file));
+      if (f.line > 0) text.append(fmt::format(",line={}", f.line));
+      text.append(",title=").append(github_escape_property(f.check));
+      text.append("::").append(github_escape_data(f.message)).append("\n");
     }
   }
+  return text;
 }
 
 std::string summary_text(std::size_t directories, std::size_t passed, std::size_t errors, std::size_t warnings) {
@@ -261,25 +265,39 @@ std::string summary_text(std::size_t directories, std::size_t passed, std::size_
 
 CheckReportWriter::CheckReportWriter(std::ostream& out, Format format) : out_(out), format_(format) {}
 
+std::string CheckReportWriter::entry(const CheckReport& report) const {
+  switch (format_) {
+    case Format::kJson:
+      return check_json_entry(report);
+    case Format::kTable:
+      return check_table_entry(report);
+    case Format::kGithub:
+      return github_entry(report);
+  }
+  return {};
+}
+
 void CheckReportWriter::add(const std::vector<CheckReport>& reports) {
-  for (const auto& r : reports) {
-    switch (format_) {
-      case Format::kJson:
-        out_ << json_results_separator(directories_);
-        write_check_json_entry(out_, r);
-        break;
-      case Format::kTable:
-        if (directories_ > 0) out_ << '\n';
-        write_check_table_entry(out_, r);
-        break;
-      case Format::kGithub:
-        write_github_entry(out_, r);
-        break;
+  // Each entry made on its own thread, then written in order: a window of reports at a
+  // time, whose texts are written and let go before the next are made (an inference round's
+  // JSON is 16 MB; making it took a fifth of `check`'s time, on one thread).
+  const unsigned threads = default_threads();
+  const std::size_t window = std::max<std::size_t>(1, std::size_t{threads} * 8);
+  std::vector<std::string> entries(std::min(window, reports.size()));
+  for (std::size_t first = 0; first < reports.size(); first += window) {
+    const std::size_t count = std::min(window, reports.size() - first);
+    parallel_for(count, threads, [&](std::size_t k) { entries[k] = entry(reports[first + k]); });
+    for (std::size_t k = 0; k < count; ++k) {
+      const CheckReport& r = reports[first + k];
+      if (format_ == Format::kJson) out_ << json_results_separator(directories_);
+      if (format_ == Format::kTable && directories_ > 0) out_ << '\n';
+      out_ << entries[k];
+      std::string().swap(entries[k]);
+      ++directories_;
+      passed_ += r.passed() ? 1 : 0;
+      errors_ += r.count(Finding::kError);
+      warnings_ += r.count(Finding::kWarning);
     }
-    ++directories_;
-    passed_ += r.passed() ? 1 : 0;
-    errors_ += r.count(Finding::kError);
-    warnings_ += r.count(Finding::kWarning);
   }
 }
 

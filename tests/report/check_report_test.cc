@@ -127,6 +127,18 @@ TEST(CheckReportWriter, BatchesGiveTheBytesOfOneWholeReport) {
     writer.add({reports[2], reports[3], reports[4]});
     writer.finish();
     EXPECT_EQ(out.str(), whole.str()) << static_cast<int>(format);
+    // A batch of more reports than are made at once (threads x 8), made on many threads.
+    std::vector<CheckReport> many;
+    for (int i = 0; i < 150; ++i) many.push_back(reports[i % reports.size()]);
+    std::ostringstream many_whole;
+    if (format == Format::kJson) write_check_json(many_whole, many);
+    if (format == Format::kTable) write_check_table(many_whole, many);
+    if (format == Format::kGithub) write_github_annotations(many_whole, many);
+    std::ostringstream one_by_one;
+    CheckReportWriter single(one_by_one, format);
+    for (const auto& r : many) single.add({r});
+    single.finish();
+    EXPECT_EQ(many_whole.str(), one_by_one.str()) << static_cast<int>(format);
   }
   // The JSON is the one dump of the whole document, _bytes siblings included.
   nlohmann::json doc = {{"results", nlohmann::json::array()}};
@@ -138,7 +150,7 @@ TEST(CheckReportWriter, BatchesGiveTheBytesOfOneWholeReport) {
   EXPECT_TRUE(doc["results"][3].contains("directory_bytes"));
 }
 
-// The JSON entry is written member by member (write_check_json_entry): with logs, findings,
+// The JSON entry is written member by member (check_json_entry): with logs, findings,
 // names that are not UTF-8 and strings that need escaping in every field, it is still the one
 // dump of check_to_json's tree with its exact bytes.
 TEST(CheckReportWriter, JsonEntryWrittenByHandIsTheTreeDump) {

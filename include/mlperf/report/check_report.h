@@ -46,6 +46,8 @@ class CheckReportWriter {
   void finish();
 
  private:
+  // One directory's entry in this format.
+  std::string entry(const CheckReport& report) const;
   std::ostream& out_;
   Format format_;
   std::size_t directories_ = 0, passed_ = 0, errors_ = 0, warnings_ = 0;
