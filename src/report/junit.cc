@@ -1,5 +1,7 @@
 #include "mlperf/report/junit.h"
+#include "mlperf/mllog/parallel.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iterator>
 #include <memory>
@@ -223,18 +225,39 @@ JUnitWriter::JUnitWriter() : state_(std::make_unique<State>()) { state_->spool =
 JUnitWriter::~JUnitWriter() = default;
 
 void JUnitWriter::add(const std::vector<CheckReport>& reports) {
-  for (const auto& r : reports) {
-    std::string suite = junit_suite(r, state_->totals);
-    if (state_->spool && std::fwrite(suite.data(), 1, suite.size(), state_->spool) == suite.size()) continue;
-    if (state_->spool) {
-      // The spool failed (a full /tmp): what it holds moves to memory, and the rest with it.
-      std::string held = spooled();
-      std::fclose(state_->spool);
-      state_->spool = nullptr;
-      state_->suites = std::move(held) + state_->suites;
+  // Each suite made on its own thread with its own counts, then kept in order: a window of
+  // reports at a time, whose texts are kept and let go before the next are made (the suites
+  // of an inference round took a tenth of `check --junit`'s time, on one thread).
+  const unsigned threads = default_threads();
+  const std::size_t window = std::max<std::size_t>(1, std::size_t{threads} * 8);
+  std::vector<std::string> suites(std::min(window, reports.size()));
+  std::vector<Totals> counts(suites.size());
+  for (std::size_t first = 0; first < reports.size(); first += window) {
+    const std::size_t count = std::min(window, reports.size() - first);
+    parallel_for(count, threads, [&](std::size_t k) {
+      counts[k] = Totals{};
+      suites[k] = junit_suite(reports[first + k], counts[k]);
+    });
+    for (std::size_t k = 0; k < count; ++k) {
+      state_->totals.tests += counts[k].tests;
+      state_->totals.failures += counts[k].failures;
+      state_->totals.errors += counts[k].errors;
+      keep(suites[k]);
+      std::string().swap(suites[k]);
     }
-    state_->suites += suite;
   }
+}
+
+void JUnitWriter::keep(const std::string& suite) {
+  if (state_->spool && std::fwrite(suite.data(), 1, suite.size(), state_->spool) == suite.size()) return;
+  if (state_->spool) {
+    // The spool failed (a full /tmp): what it holds moves to memory, and the rest with it.
+    std::string held = spooled();
+    std::fclose(state_->spool);
+    state_->spool = nullptr;
+    state_->suites = std::move(held) + state_->suites;
+  }
+  state_->suites += suite;
 }
 
 std::string JUnitWriter::spooled() {

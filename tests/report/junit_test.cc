@@ -114,5 +114,31 @@ TEST(JunitWriter, BatchesGiveTheBytesOfOneWholeDocument) {
   EXPECT_EQ(out.str(), junit_xml({}));
 }
 
+// A batch of more reports than are made at once (threads x 8): the suites are made on many
+// threads and kept in order, and the head counts them all.
+TEST(JunitWriter, ManyReportsInOneBatchAreTheSuitesInOrder) {
+  std::vector<CheckReport> reports;
+  for (int i = 0; i < 150; ++i) reports.push_back(report("/r/d" + std::to_string(i), i % 3 == 1));
+  JUnitWriter whole;
+  whole.add(reports);
+  std::ostringstream all;
+  whole.finish(all);
+  JUnitWriter single;
+  for (const auto& r : reports) single.add({r});
+  std::ostringstream one_by_one;
+  single.finish(one_by_one);
+  EXPECT_EQ(all.str(), one_by_one.str());
+  EXPECT_EQ(all.str(), junit_xml(reports));
+  EXPECT_EQ(all.str().rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mlperf-score check\" tests=\"" +
+                                std::to_string(150 * kCheckIds.size()) + "\" failures=\"50\" errors=\"50\">\n",
+                            0),
+            0u);
+  std::size_t at = 0;
+  for (int i = 0; i < 150; ++i) {
+    at = all.str().find("<testsuite name=\"/r/d" + std::to_string(i) + "\"", at);
+    ASSERT_NE(at, std::string::npos) << i;  // each suite, after the one before it
+  }
+}
+
 }  // namespace
 }  // namespace mlperf

@@ -47,6 +47,8 @@ class JUnitWriter {
 
  private:
   std::string spooled();
+  // Appends one suite after those kept: to the spool file, else (none, or it failed) to memory.
+  void keep(const std::string& suite);
   struct State;
   std::unique_ptr<State> state_;
 };
