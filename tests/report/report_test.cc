@@ -369,10 +369,11 @@ TEST(ReportWriter, BatchesGiveTheBytesOfOneWholeReport) {
   EXPECT_EQ(doc["results"][2]["runs"].size(), 2100u);
 }
 
-// An inference scenario folder's result, its figure `result`.
-DirectoryResult inference_result(double result) {
+// An inference scenario folder's valid result at `path`, its figure `result` (tokens/s).
+DirectoryResult inference_result(double result,
+                                 const std::string& path = "/r/closed/AMD/results/8xMI300X/llama2-70b-99.9/Offline") {
   DirectoryResult r;
-  r.dir.path = "/r/closed/AMD/results/8xMI300X/llama2-70b-99.9/Offline" + std::to_string(result);
+  r.dir.path = path;
   r.dir.loadgen = LoadgenRun{};
   r.benchmark = "llama2-70b-99.9/Offline";
   r.division = "closed";
@@ -393,7 +394,9 @@ DirectoryResult inference_result(double result) {
 // (which add() writes, and the results after it then wait for add()).
 TEST(ReportWriter, ResultsPreparedAsTheyAreScoredGiveTheBytesOfOneWholeReport) {
   std::vector<DirectoryResult> results;
-  for (int i = 0; i < 23; ++i) results.push_back(inference_result(1000.5 + i));
+  for (int i = 0; i < 23; ++i) {
+    results.push_back(inference_result(1000.5 + i, "/r/closed/AMD/results/8xMI300X/llama2-70b-99.9/Offline" + std::to_string(i)));
+  }
   results.insert(results.begin() + 9, passing_result());
   for (ReportFormat format : {ReportFormat::kJson, ReportFormat::kTable, ReportFormat::kCsv, ReportFormat::kMarkdown}) {
     const std::string whole = render(results, format);
@@ -628,20 +631,10 @@ TEST(ReportCsv, HeaderThenOneRowPerDirectory) {
 }
 
 TEST(ReportCsv, AnInferenceRowCarriesItsFigureAndNoTrainingCells) {
-  DirectoryResult inference;
-  inference.dir.path = "/r/closed/AMD/results/8xMI300X/llama2-70b-99.9/Offline";
+  DirectoryResult inference = inference_result(23514.8123);
   inference.dir.submitter = "AMD";
-  inference.dir.loadgen = LoadgenRun{};
-  inference.benchmark = "llama2-70b-99.9/Offline";
-  inference.division = "closed";
-  inference.passed = true;
-  auto figure = std::make_shared<inference::InferenceResult>();
-  figure->model = "llama2-70b-99.9";
-  figure->scenario = "Offline";
-  figure->metric = "result_tokens_per_second";
-  figure->performance_result = 23514.8123;
+  auto figure = std::make_shared<inference::InferenceResult>(*inference.inference);
   figure->units = "Tokens/s";
-  figure->valid = true;
   inference::InferenceExpected e;
   e.published = 23514.8;
   e.delta_percent = 0.00005;
