@@ -1,7 +1,6 @@
 #include "mlperf/report/junit.h"
 #include "mlperf/mllog/parallel.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <iterator>
 #include <memory>
@@ -225,27 +224,26 @@ JUnitWriter::JUnitWriter() : state_(std::make_unique<State>()) { state_->spool =
 JUnitWriter::~JUnitWriter() = default;
 
 void JUnitWriter::add(const std::vector<CheckReport>& reports) {
-  // Each suite made on its own thread with its own counts, then kept in order: a window of
-  // reports at a time, whose texts are kept and let go before the next are made (the suites
-  // of an inference round took a tenth of `check --junit`'s time, on one thread).
-  const unsigned threads = default_threads();
-  const std::size_t window = std::max<std::size_t>(1, std::size_t{threads} * 8);
-  std::vector<std::string> suites(std::min(window, reports.size()));
-  std::vector<Totals> counts(suites.size());
-  for (std::size_t first = 0; first < reports.size(); first += window) {
-    const std::size_t count = std::min(window, reports.size() - first);
-    parallel_for(count, threads, [&](std::size_t k) {
-      counts[k] = Totals{};
-      suites[k] = junit_suite(reports[first + k], counts[k]);
-    });
-    for (std::size_t k = 0; k < count; ++k) {
-      state_->totals.tests += counts[k].tests;
-      state_->totals.failures += counts[k].failures;
-      state_->totals.errors += counts[k].errors;
-      keep(suites[k]);
-      std::string().swap(suites[k]);
-    }
-  }
+  // Each suite made on its own thread with its own counts, then kept in order, a window at
+  // a time (the suites of an inference round took a tenth of `check --junit`'s time, on one
+  // thread).
+  struct Suite {
+    std::string text;
+    Totals counts;
+  };
+  parallel_in_order<Suite>(
+      reports.size(), default_threads(),
+      [&](std::size_t k) {
+        Suite suite;
+        suite.text = junit_suite(reports[k], suite.counts);
+        return suite;
+      },
+      [&](std::size_t, const Suite& suite) {
+        state_->totals.tests += suite.counts.tests;
+        state_->totals.failures += suite.counts.failures;
+        state_->totals.errors += suite.counts.errors;
+        keep(suite.text);
+      });
 }
 
 void JUnitWriter::keep(const std::string& suite) {

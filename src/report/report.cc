@@ -13,8 +13,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <ostream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -614,20 +614,26 @@ ReportWriter::ReportWriter(std::ostream& out, ReportFormat format, RcpPass pass)
 
 ReportWriter::~ReportWriter() = default;
 
+void ReportWriter::write_separator(std::size_t written) {
+  if (format_ == ReportFormat::kJson) out_ << json_results_separator(written);
+  if (format_ == ReportFormat::kTable && written > 0) out_ << '\n';
+}
+
 void ReportWriter::prepare(std::size_t index, const DirectoryResult& result) {
   if (!result.dir.loadgen) return;  // a training directory: add() writes it
   switch (format_) {
     case ReportFormat::kJson:
       // The object indented for its place in {"results": [...]} (four spaces).
       stream_->give(index, inference_to_json_text(result, 4), [&](std::string_view text, std::size_t written) {
-        out_ << json_results_separator(written) << text;
+        write_separator(written);
+        out_ << text;
       });
       break;
     case ReportFormat::kTable: {
       TextStream text;
       write_table(text, result, pass_);
       stream_->give(index, std::move(text).str(), [&](std::string_view text, std::size_t written) {
-        if (written > 0) out_ << '\n';
+        write_separator(written);
         out_ << text;
       });
       break;
@@ -643,48 +649,36 @@ void ReportWriter::add(const std::vector<DirectoryResult>& results) {
     case ReportFormat::kJson: {
       // {"results": [...]} as nlohmann::json dumps it with indent 2: each directory's object
       // made on its own thread already indented for its place (four spaces), then written
-      // in order; a directory of many runs is written run by run in its turn. prepare()
-      // wrote the results before stream_->next() and holds the texts it made of later ones.
-      // The others a window of directories at a time: their texts are written and let go
-      // before the next are made, so that they are never held whole and the memory of one
-      // window's texts serves the next.
-      const unsigned threads = default_threads();
-      const std::size_t window = std::max<std::size_t>(1, std::size_t{threads} * 8);
-      std::vector<std::string> objects(std::min(window, results.size()));
-      std::vector<char> made(objects.size());
-      for (std::size_t first = stream_->next(); first < results.size(); first += window) {
-        const std::size_t count = std::min(window, results.size() - first);
-        bool all_made = true;
-        for (std::size_t k = 0; k < count; ++k) {
-          std::optional<std::string> text = stream_->take(first + k);
-          made[k] = text.has_value();
-          if (text) objects[k] = std::move(*text);
-          all_made = all_made && made[k];
-        }
-        if (!all_made) {
-          parallel_for(count, threads, [&](std::size_t k) {
+      // in order, a window at a time; a directory of many runs is written run by run in its
+      // turn. prepare() wrote the results before stream_->next() and holds the texts it
+      // made of later ones.
+      const std::size_t first = stream_->next();
+      std::vector<std::optional<std::string>> given(results.size() - std::min(first, results.size()));
+      for (std::size_t k = 0; k < given.size(); ++k) given[k] = stream_->take(first + k);
+      parallel_in_order<std::string>(
+          given.size(), default_threads(),
+          [&](std::size_t k) {
             const DirectoryResult& r = results[first + k];
-            if (made[k]) return;
-            if (r.dir.loadgen) {
-              objects[k] = inference_to_json_text(r, 4);
+            std::string text;
+            if (given[k]) {
+              text = std::move(*given[k]);
+            } else if (r.dir.loadgen) {
+              text = inference_to_json_text(r, 4);
             } else if (r.runs.size() <= kRunsBuiltAside) {
-              objects[k].clear();
-              write_training_json(objects[k], nullptr, r, pass_, 4);
+              write_training_json(text, nullptr, r, pass_, 4);
+            }
+            return text;
+          },
+          [&](std::size_t k, const std::string& text) {
+            const DirectoryResult& r = results[first + k];
+            write_separator(stream_->count_written());
+            if (!r.dir.loadgen && r.runs.size() > kRunsBuiltAside) {
+              std::string runs;
+              write_training_json(runs, &out_, r, pass_, 4);
+            } else {
+              out_ << text;
             }
           });
-        }
-        for (std::size_t k = 0; k < count; ++k) {
-          const DirectoryResult& r = results[first + k];
-          out_ << json_results_separator(stream_->count_written());
-          if (!made[k] && !r.dir.loadgen && r.runs.size() > kRunsBuiltAside) {
-            std::string text;
-            write_training_json(text, &out_, r, pass_, 4);
-          } else {
-            out_ << objects[k];
-            std::string().swap(objects[k]);
-          }
-        }
-      }
       stream_->end_batch();
       break;
     }
@@ -693,7 +687,7 @@ void ReportWriter::add(const std::vector<DirectoryResult>& results) {
       for (std::size_t k = 0; k < results.size(); ++k) {
         const DirectoryResult& r = results[k];
         if (k >= stream_->next()) {
-          if (stream_->count_written() > 0) out_ << '\n';
+          write_separator(stream_->count_written());
           if (std::optional<std::string> text = stream_->take(k)) {
             out_ << *text;
           } else {

@@ -74,4 +74,23 @@ void parallel_for(std::size_t count, unsigned threads, const Job& job) {
   if (first_error) std::rethrow_exception(first_error);
 }
 
+/// Calls make(i) for every i in [0, count) on up to `threads` threads, a window of
+/// `threads` × 8 at a time, then use(i, made) in index order on the calling thread, and
+/// lets the window's Results go before the next window is made: a report's texts made on
+/// every core and written in order, without holding them all. What make or use throws is
+/// rethrown (make's as parallel_for rethrows it); the uses before it have happened.
+template <class Result, class Make, class Use>
+void parallel_in_order(std::size_t count, unsigned threads, const Make& make, const Use& use) {
+  const std::size_t window = std::max<std::size_t>(1, std::size_t{std::max(1u, threads)} * 8);
+  std::vector<Result> made(std::min(window, count));
+  for (std::size_t first = 0; first < count; first += window) {
+    const std::size_t n = std::min(window, count - first);
+    parallel_for(n, threads, [&](std::size_t k) { made[k] = make(first + k); });
+    for (std::size_t k = 0; k < n; ++k) {
+      use(first + k, made[k]);
+      made[k] = Result();
+    }
+  }
+}
+
 }  // namespace mlperf

@@ -1,8 +1,8 @@
 #pragma once
 // The texts of a batch of results, made on the threads that score them, in whatever order
 // they finish, and written in the batch's order as soon as each one's turn comes: the report
-// is written while the rest of the batch is scored, not after it (issue #25). The report
-// writers' prepare() use it (ReportWriter, CheckReportWriter).
+// is written while the rest of the batch is scored, not after it (issue #25).
+// ReportWriter::prepare uses it.
 
 #include <cstddef>
 #include <functional>

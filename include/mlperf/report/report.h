@@ -33,14 +33,14 @@ nlohmann::json to_json(const DirectoryResult& result, RcpPass pass);
 void write_report(std::ostream& out, const std::vector<DirectoryResult>& results, ReportFormat format,
                   RcpPass pass);
 
+class InOrderTexts;
+
 /// write_report a batch of directories at a time, in input order, keeping nothing of a
 /// directory once it is written (issue #25: memory bounded by what is being scored, not by
 /// the number of directories); a training directory of many runs is written run by run.
 /// The constructor writes the head (CSV and markdown header), add() each batch, finish() the
 /// end (JSON's closing brackets, the table's summary, for which one line per directory is
 /// kept). The bytes equal write_report over all results.
-class InOrderTexts;
-
 class ReportWriter {
  public:
   ReportWriter(std::ostream& out, ReportFormat format, RcpPass pass);
@@ -69,6 +69,8 @@ class ReportWriter {
   RcpPass pass_;
   std::size_t written_ = 0;
   std::unique_ptr<Summary> summary_;
+  // Before a result in these formats when `written` are before it (JSON, table).
+  void write_separator(std::size_t written);
   std::unique_ptr<InOrderTexts> stream_;  // the texts prepare() made (JSON, table)
 };
 
