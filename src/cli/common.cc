@@ -170,6 +170,25 @@ std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>&
   return dirs;
 }
 
+std::size_t logs_given_in_a_row(const std::vector<std::string>& paths, std::size_t at) {
+  auto is_file = [](const std::filesystem::path& p) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(p, ec);
+  };
+  if (at >= paths.size() || !is_file(paths[at])) return 0;
+  const std::filesystem::path first(paths[at]);
+  const bool loadgen = is_loadgen_log_name(first.filename().native());
+  std::size_t n = 1;
+  for (; at + n < paths.size(); ++n) {
+    const std::filesystem::path next(paths[at + n]);
+    if (next.parent_path() != first.parent_path() || is_loadgen_log_name(next.filename().native()) != loadgen ||
+        !is_file(next)) {
+      break;
+    }
+  }
+  return n;
+}
+
 BenchmarkDirSource::BenchmarkDirSource(std::vector<std::string> paths, int& status, std::string glob, bool single_logs)
     : paths_(std::move(paths)), status_(status), glob_(std::move(glob)), single_logs_(single_logs) {}
 
@@ -177,13 +196,27 @@ bool BenchmarkDirSource::operator()(std::vector<BenchmarkDir>& out) {
   while (at_ < paths_.size()) {
     const std::string& path = paths_[at_];
     if (!walk_) {
-      std::error_code ec;
-      if (single_logs_ && std::filesystem::is_regular_file(path, ec)) {
-        ++at_;
-        out.push_back(single_log_dir(path));
-        return true;
+      std::filesystem::path walked(path);
+      const std::size_t given = logs_given_in_a_row(paths_, at_);
+      if (given > 0) {
+        const std::filesystem::path file(path);
+        if (is_loadgen_log_name(file.filename().native())) {
+          // A loadgen log stands for its run's folder, walked as if it were given; the
+          // folder's other log given next is the same run.
+          walked = file.parent_path().empty() ? "." : file.parent_path();
+          at_ += given - 1;
+        } else if (single_logs_) {
+          ++at_;
+          out.push_back(single_log_dir(path));
+          return true;
+        } else {
+          out.push_back(given_logs_dir({paths_.begin() + static_cast<std::ptrdiff_t>(at_),
+                                        paths_.begin() + static_cast<std::ptrdiff_t>(at_ + given)}));
+          at_ += given;
+          return true;
+        }
       }
-      walk_.emplace(path, glob_);
+      walk_.emplace(walked, glob_);
       found_ = false;
       real_errors_ = false;
     }

@@ -122,11 +122,20 @@ std::optional<Ruleset> parse_ruleset_option(const std::string& text, bool& ok);
 std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>& paths, int& status,
                                                 const std::string& glob = "");
 
+/// How many of `paths` from index `at` on are logs of one folder given one after another:
+/// 0 when paths[at] is not a regular file (a folder, a FIFO, a missing path); else it and the
+/// regular files of the same folder (parent_path() as written) right after it, loadgen logs
+/// (is_loadgen_log_name) with loadgen logs only, other logs with other logs only.
+std::size_t logs_given_in_a_row(const std::vector<std::string>& paths, std::size_t at);
+
 /// collect_benchmark_dirs as a feed (report/directories.h BenchmarkDirFeed): the directories
 /// below each path in turn, a few at a time as the walk finds them (BenchmarkDirWalk), so a
 /// tree of any number of folders is never held whole; the same errors, printed as they are
-/// met, and the same `status`. With `single_logs`, a path naming a regular file is a result
-/// log judged alone (single_log_dir), as `check LOG` takes it.
+/// met, and the same `status`. A path naming a loadgen log (mlperf_log_detail.txt or
+/// mlperf_log_summary.txt) stands for its folder, walked as if that were given. A path naming
+/// another regular file is a result log: with `single_logs` judged alone (single_log_dir),
+/// as `check LOG` takes it; without, it and the logs of the same folder given right after
+/// it are that folder's runs (given_logs_dir), as `score LOG...` takes them.
 class BenchmarkDirSource {
  public:
   BenchmarkDirSource(std::vector<std::string> paths, int& status, std::string glob, bool single_logs = false);

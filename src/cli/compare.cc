@@ -1,6 +1,7 @@
 // `mlperf-score compare`: score benchmark directories and compare them, one row per
 // directory grouped by benchmark, with the speedup against a baseline (scoring.md §2–§5).
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -28,6 +29,16 @@ std::string identity(const std::filesystem::path& p) {
   return ec ? std::filesystem::absolute(p).lexically_normal().string() : canonical.string();
 }
 
+// The same for a directory found: logs given by their paths are one row per set of logs, so
+// two sets of one folder given apart (`a/result_1.txt b a/result_2.txt`) are two rows.
+std::string identity(const BenchmarkDir& d) {
+  std::string id = identity(d.path);
+  if (d.file_rule == kGivenLogsRule) {
+    for (const auto& f : d.result_files) id += "\n" + identity(f);
+  }
+  return id;
+}
+
 int run_compare(const CompareArgs& args) {
   std::optional<ScoreOptions> parsed = score_options(args);
   if (!parsed) return kExitInputError;
@@ -38,14 +49,18 @@ int run_compare(const CompareArgs& args) {
 
   // The baseline directories come first: --baseline, else the first PATH.
   int status = kExitPassed;
-  std::vector<std::string> baseline_paths = {args.baseline.empty() ? args.paths.front() : args.baseline};
+  // The first PATH as a baseline is the logs of one folder given one after another when it
+  // is a log (as score takes them), else that one path.
+  const std::size_t first = args.baseline.empty() ? std::max<std::size_t>(1, logs_given_in_a_row(args.paths, 0)) : 0;
+  std::vector<std::string> baseline_paths = {args.baseline};
+  if (first > 0) baseline_paths.assign(args.paths.begin(), args.paths.begin() + static_cast<std::ptrdiff_t>(first));
   std::vector<BenchmarkDir> dirs = collect_benchmark_dirs(baseline_paths, status, args.glob);
   const std::size_t baseline_count = dirs.size();
   std::set<std::string> seen;
-  for (const auto& d : dirs) seen.insert(identity(d.path));
-  std::vector<std::string> rest(args.paths.begin() + (args.baseline.empty() ? 1 : 0), args.paths.end());
+  for (const auto& d : dirs) seen.insert(identity(d));
+  std::vector<std::string> rest(args.paths.begin() + static_cast<std::ptrdiff_t>(first), args.paths.end());
   for (auto& d : collect_benchmark_dirs(rest, status, args.glob)) {
-    if (seen.insert(identity(d.path)).second) dirs.push_back(std::move(d));
+    if (seen.insert(identity(d)).second) dirs.push_back(std::move(d));
   }
 
   std::vector<DirectoryResult> results = score_directories(std::move(dirs), *data, options);
@@ -71,7 +86,11 @@ Command add_compare_command(CLI::App& app) {
   cmd->add_option("--baseline", args->baseline,
                   "Baseline directory (or a folder above several); default: the first PATH");
   add_scoring_options(cmd, *args, {"table", "json", "csv", "markdown", "html"});
-  cmd->add_option("PATH", args->paths, "Benchmark directories, scenario folders, or folders above them")->required();
+  cmd->add_option(
+      "PATH", args->paths,
+      "Benchmark directories, scenario folders, or folders above them; or result logs (those of one folder "
+      "given in a row are its runs)")
+      ->required();
   return {cmd, [args] { return run_compare(*args); }};
 }
 

@@ -92,7 +92,11 @@ Command add_score_command(CLI::App& app) {
   add_probe_options(cmd, *args,
                     "Tag directories whose logs name no known platform with this node's GPUs "
                     "(see `probe`); warn when they name another");
-  cmd->add_option("PATH", args->paths, "Benchmark directories, scenario folders, or folders above them")->required();
+  cmd->add_option(
+      "PATH", args->paths,
+      "Benchmark directories, scenario folders, or folders above them; or result logs (those of one folder "
+      "given in a row are its runs)")
+      ->required();
   return {cmd, [args] { return run_score(*args); }};
 }
 

@@ -721,6 +721,22 @@ BenchmarkDir single_log_dir(const fs::path& file) {
   return dir;
 }
 
+BenchmarkDir given_logs_dir(std::vector<fs::path> files) {
+  fs::path folder = files.empty() ? fs::path() : files.front().parent_path();
+  sort_natural(files);
+  // A path given twice is one run: counted twice it would weigh twice in the olympic mean.
+  // One folder's paths with the same name are the same path, and sorted next to each other.
+  files.erase(std::unique(files.begin(), files.end(),
+                          [](const fs::path& a, const fs::path& b) { return a.filename() == b.filename(); }),
+              files.end());
+  BenchmarkDir dir = as_benchmark_dir(folder.empty() ? fs::path(".") : folder, {});
+  dir.result_files = std::move(files);
+  dir.file_rule = kGivenLogsRule;
+  return dir;
+}
+
+bool is_loadgen_log_name(std::string_view name) { return name == kDetailLogName || name == kSummaryLogName; }
+
 bool natural_less(const std::string& a, const std::string& b) {
   std::size_t i = 0, j = 0;
   auto digit = [](char c) { return c >= '0' && c <= '9'; };

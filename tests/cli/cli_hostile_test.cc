@@ -453,21 +453,33 @@ TEST_F(CliHostile, DirectoryWithNoResultFiles) {
   EXPECT_EQ(json.out, "{\n  \"results\": []\n}\n");
 }
 
-TEST_F(CliHostile, PathThatIsAFileNotADirectory) {
+TEST_F(CliHostile, PathThatIsNeitherAFolderNorAFile) {
   fs::path dir = copy_example(root_);
-  const std::string message = "mlperf-score: " + example_file(0).string() +
-                              ": not a directory (give a benchmark directory or a folder above one)\n";
-  Outcome alone = run("score " + q(example_file(0)));
+  // A FIFO given as a path: neither a folder to walk nor a log (never opened: it would block).
+  const fs::path fifo = root_ / "result_0.txt";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  const std::string message =
+      "mlperf-score: " + fifo.string() + ": not a directory (give a benchmark directory or a folder above one)\n";
+  Outcome alone = run("score " + q(fifo));
   EXPECT_EQ(alone.status, 2);
   EXPECT_EQ(alone.err, message);
   EXPECT_EQ(alone.out, "");
   // With a good directory after it: that one is still scored.
-  Outcome o = run("score --format json " + q(example_file(0)) + " " + q(dir));
+  Outcome o = run("score --format json " + q(fifo) + " " + q(dir));
   EXPECT_EQ(o.status, 2);
   EXPECT_EQ(o.err, message);
   auto doc = nlohmann::json::parse(o.out);
   ASSERT_EQ(doc["results"].size(), 1u);
   EXPECT_EQ(doc["results"][0]["score_minutes"], clean_["score_minutes"]);
+  // A log given by its path is a run of its folder (CliReproducer), here before the directory.
+  Outcome file = run("score --format json " + q(example_file(0)) + " " + q(dir));
+  EXPECT_EQ(file.status, 0) << file.err;
+  doc = nlohmann::json::parse(file.out);
+  ASSERT_EQ(doc["results"].size(), 2u);
+  ASSERT_EQ(doc["results"][0]["runs"].size(), 1u);
+  EXPECT_EQ(doc["results"][0]["runs"][0]["minutes"], clean_["runs"][0]["minutes"]);
+  EXPECT_EQ(doc["results"][0]["verdict"], "incomplete");
+  EXPECT_EQ(doc["results"][1]["score_minutes"], clean_["score_minutes"]);
   Outcome parse = run("parse " + q(dir));
   EXPECT_EQ(parse.status, 2);
   EXPECT_EQ(parse.err, "mlperf-score: " + dir.string() + ": cannot open: Is a directory\n");

@@ -182,5 +182,115 @@ TEST(CliReproducer, FiveOfTenRunsAreIncompleteNotPassed) {
   EXPECT_EQ(r["passed"], true);  // the figures pass; the verdict stays incomplete
 }
 
+// `score LOG`: the log a run script just wrote, given by its path, is a first single run of
+// its folder, with the figures of a folder holding it alone; the folder's other logs are not
+// read.
+TEST(CliReproducer, ALogGivenByItsPathIsAFirstSingleRun) {
+  TempDir tmp;
+  renamed_logs(tmp.path() / "runs");
+  const fs::path log = tmp.path() / "runs/251009120000_2.log";
+  const fs::path alone = tmp.path() / "alone";
+  fs::create_directories(alone);
+  fs::copy_file(log, alone / log.filename());
+  int status = -1;
+  auto r = score_json(q(log), status);
+  EXPECT_EQ(status, 0);
+  auto folder = score_json(q(alone), status);
+  EXPECT_EQ(r["directory"], (tmp.path() / "runs").string());
+  EXPECT_EQ(r["file_rule"], "the paths given");
+  EXPECT_EQ(folder["file_rule"], "run-script names");
+  ASSERT_EQ(r["runs"].size(), 1u);
+  EXPECT_EQ(r["runs"][0]["file"], log.string());
+  EXPECT_TRUE(r["ignored_files"].empty());
+  EXPECT_EQ(r["verdict"], "incomplete");
+  EXPECT_NEAR(r["runs"][0]["minutes"].get<double>(), 102.68, 0.005);  // AMD's result_1.txt
+  for (const char* key : {"verdict", "runs_required", "ruleset", "ruleset_reason", "projected_score_minutes",
+                          "projected_rcp", "rcp", "expected"}) {
+    EXPECT_EQ(r[key], folder[key]) << key;
+  }
+  EXPECT_EQ(r["runs"][0]["minutes"], folder["runs"][0]["minutes"]);
+  EXPECT_EQ(r["runs"][0]["samples_to_converge"], folder["runs"][0]["samples_to_converge"]);
+
+  auto table = run_command(binary() + " score " + q(log) + " 2>/dev/null");
+  EXPECT_EQ(table.status, 0);
+  EXPECT_NE(table.out.find("files      1 taken by the paths given; ignored: none"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("incomplete (1 of 10 runs)"), std::string::npos) << table.out;
+}
+
+// `score LOG...` (a shell's `runs/*.log`): the logs of one folder given in a row are its runs,
+// in natural order, each once; those of another folder are another directory.
+TEST(CliReproducer, LogsGivenInARowAreTheirFoldersRuns) {
+  TempDir tmp;
+  const fs::path runs = tmp.path() / "runs";
+  renamed_logs(runs);
+  std::string args;
+  for (int n : {10, 3, 1, 2, 4, 5, 6, 7, 8, 9, 3}) args += " " + q(runs / ("251009120000_" + std::to_string(n) + ".log"));
+  int status = -1;
+  auto r = score_json("--ruleset 5.1.0" + args, status);
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(r["file_rule"], "the paths given");
+  ASSERT_EQ(r["runs"].size(), 10u);
+  for (int n = 1; n <= 10; ++n) {
+    EXPECT_EQ(r["runs"][n - 1]["file"], (runs / ("251009120000_" + std::to_string(n) + ".log")).string());
+  }
+  // The folder's figures, as when the folder is given.
+  auto folder = score_json("--ruleset 5.1.0 " + q(runs), status);
+  EXPECT_NEAR(r["score_minutes"].get<double>(), 99.70854353631518, 1e-9);
+  EXPECT_EQ(r["score_minutes"], folder["score_minutes"]);
+  EXPECT_EQ(r["rcp"], folder["rcp"]);
+  EXPECT_EQ(r["verdict"], "passed");
+
+  // Three logs of runs/, then one of another folder: two directories, in the order given.
+  const fs::path other = tmp.path() / "other";
+  fs::create_directories(other);
+  fs::copy_file(runs / "251009120000_4.log", other / "251009120000_4.log");
+  auto two = run_command(binary() + " score --format json" + " " + q(runs / "251009120000_1.log") + " " +
+                         q(runs / "251009120000_2.log") + " " + q(runs / "251009120000_3.log") + " " +
+                         q(other / "251009120000_4.log") + " 2>/dev/null");
+  EXPECT_EQ(two.status, 0);
+  auto doc = nlohmann::json::parse(two.out);
+  ASSERT_EQ(doc["results"].size(), 2u);
+  EXPECT_EQ(doc["results"][0]["directory"], runs.string());
+  EXPECT_EQ(doc["results"][0]["runs"].size(), 3u);
+  EXPECT_EQ(doc["results"][0]["verdict"], "incomplete");
+  EXPECT_EQ(doc["results"][1]["directory"], other.string());
+  EXPECT_EQ(doc["results"][1]["runs"].size(), 1u);
+
+  // compare: the logs given first are the baseline, all ten of them.
+  auto compared = run_command(binary() + " compare --format json --ruleset 5.1.0" + args + " " + q(other) + " 2>/dev/null");
+  EXPECT_EQ(compared.status, 0);
+  auto rows = nlohmann::json::parse(compared.out)["rows"];
+  ASSERT_EQ(rows.size(), 2u) << compared.out;
+  EXPECT_EQ(rows[0]["is_baseline"], true);
+  EXPECT_EQ(rows[0]["counted_runs"], 10);
+  EXPECT_EQ(rows[0]["score_minutes"], folder["score_minutes"]);
+  EXPECT_EQ(rows[1]["directory"], other.string());
+  EXPECT_EQ(rows[1]["counted_runs"], 1);
+}
+
+// A loadgen log given by its path stands for its run's folder: `score` and `check` answer as
+// for the folder, the detail and summary logs given together are one run.
+TEST(CliReproducer, ALoadgenLogGivenByItsPathIsItsRunsFolder) {
+  const fs::path run = testing::source_dir() /
+                       "data/examples/inference_results_v5.1/closed/AMD/results/8xMI325x_2xEPYC-9655/"
+                       "stable-diffusion-xl/Server/performance/run_1";
+  for (const char* command : {"score", "check"}) {
+    auto folder = run_command(binary() + " " + command + " --format json " + q(run) + " 2>&1");
+    auto detail = run_command(binary() + " " + command + " --format json " + q(run / "mlperf_log_detail.txt") + " 2>&1");
+    auto both = run_command(binary() + " " + command + " --format json " + q(run / "mlperf_log_detail.txt") + " " +
+                            q(run / "mlperf_log_summary.txt") + " 2>&1");
+    EXPECT_EQ(detail.status, folder.status) << command;
+    EXPECT_EQ(detail.out, folder.out) << command;
+    EXPECT_EQ(both.out, folder.out) << command;
+    auto doc = nlohmann::json::parse(folder.out);
+    ASSERT_EQ(doc["results"].size(), 1u) << command;
+  }
+  auto score = nlohmann::json::parse(
+      run_command(binary() + " score --format json " + q(run / "mlperf_log_summary.txt") + " 2>/dev/null").out);
+  ASSERT_EQ(score["results"].size(), 1u);
+  EXPECT_EQ(score["results"][0]["kind"], "inference");
+  EXPECT_EQ(score["results"][0]["log_file"], (run / "mlperf_log_detail.txt").string());
+}
+
 }  // namespace
 }  // namespace mlperf

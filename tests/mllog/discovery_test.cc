@@ -75,6 +75,32 @@ TEST(Discovery, ABenchmarkDirKeepsItsListingAndSaysWhatIsAbsent) {
   EXPECT_TRUE(may_hold(alone, "scaling.json"));
 }
 
+// Logs given by their paths (`score LOG...`): their folder, the logs in natural order, each
+// once, by "the paths given"; what the path says (ruleset, submitter) read as for the folder.
+TEST(Discovery, LogsGivenByTheirPathsAreTheirFoldersRuns) {
+  const fs::path folder = "training_results_v5.1/AMD/results/sys/llama31_8b";
+  const BenchmarkDir dir = given_logs_dir(
+      {folder / "run_10.log", folder / "run_2.log", folder / "notes.txt", folder / "run_2.log", folder / "run_1.log"});
+  EXPECT_EQ(dir.path, folder);
+  EXPECT_EQ(dir.result_files, (std::vector<fs::path>{folder / "notes.txt", folder / "run_1.log", folder / "run_2.log",
+                                                     folder / "run_10.log"}));
+  EXPECT_EQ(dir.file_rule, "the paths given");
+  EXPECT_TRUE(dir.ignored_files.empty());
+  EXPECT_FALSE(dir.single_log);
+  EXPECT_FALSE(dir.entries.has_value());
+  EXPECT_EQ(dir.benchmark_name, "llama31_8b");
+  EXPECT_EQ(dir.submitter, "AMD");
+  EXPECT_EQ(dir.system, "sys");
+  ASSERT_TRUE(dir.path_ruleset.has_value());
+  EXPECT_EQ(dir.path_ruleset->str(), "5.1.0");
+  // A bare name: the current folder.
+  EXPECT_EQ(given_logs_dir({"run.log"}).path, fs::path("."));
+  EXPECT_TRUE(is_loadgen_log_name("mlperf_log_detail.txt"));
+  EXPECT_TRUE(is_loadgen_log_name("mlperf_log_summary.txt"));
+  EXPECT_FALSE(is_loadgen_log_name("mlperf_log_accuracy.json"));
+  EXPECT_FALSE(is_loadgen_log_name("result_0.txt"));
+}
+
 TEST(Discovery, RulesetFromTheLastRoundFolderOnThePath) {
   TempDir tmp;
   struct Case {

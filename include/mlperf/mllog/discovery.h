@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mlperf/mllog/folder_listing.h"
@@ -18,6 +19,9 @@ namespace mlperf {
 /// The file names loadgen writes into a run folder.
 inline constexpr const char* kDetailLogName = "mlperf_log_detail.txt";
 inline constexpr const char* kSummaryLogName = "mlperf_log_summary.txt";
+
+/// BenchmarkDir::file_rule of logs given by their paths (given_logs_dir).
+inline constexpr const char* kGivenLogsRule = "the paths given";
 
 /// An MLPerf Inference scenario folder's loadgen run (scored by inference/score.h).
 struct LoadgenRun {
@@ -37,7 +41,8 @@ struct BenchmarkDir {
   std::optional<std::filesystem::path> system_description;  ///< <org>/systems/<system>.json
   std::vector<std::filesystem::path> result_files;          ///< result_*.txt, natural order
   /// How result_files were chosen: "result_*.txt", "run-script names" (<DATESTAMP>_<N>.log),
-  /// "MLLOG content" (*.log/*.txt holding :::MLLOG lines) or "--glob <PATTERN>".
+  /// "MLLOG content" (*.log/*.txt holding :::MLLOG lines), "--glob <PATTERN>" or
+  /// kGivenLogsRule (given_logs_dir).
   std::string file_rule = "result_*.txt";
   /// Files of the folder left out by that rule (*.log, *.txt), natural order.
   std::vector<std::filesystem::path> ignored_files;
@@ -119,6 +124,17 @@ bool natural_less(const std::string& a, const std::string& b);
 /// A result log given on its own (`check LOG`): its folder as the benchmark directory, the
 /// log its only result file (any file name), single_log set. Never reads the file.
 BenchmarkDir single_log_dir(const std::filesystem::path& file);
+
+/// Result logs given by their paths (`score FILE...`), all in one folder: that folder (of
+/// the first path) as the benchmark directory, the logs its result files in natural order
+/// of their names (any names; a path given twice taken once), file_rule kGivenLogsRule.
+/// As a folder holding only those logs is scored: a lone run is a first single run
+/// (incomplete, with its projection). Never reads the files.
+BenchmarkDir given_logs_dir(std::vector<std::filesystem::path> files);
+
+/// True for the loadgen logs' names (mlperf_log_detail.txt, mlperf_log_summary.txt): a path
+/// naming one stands for its folder, the loadgen run it belongs to.
+bool is_loadgen_log_name(std::string_view name);
 
 /// The loadgen run of the folder `path` if it is one: a scenario folder holding
 /// performance/run_1 with a detail or summary log (submission layout: `performance_logs`,
