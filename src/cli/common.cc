@@ -175,13 +175,17 @@ std::size_t logs_given_in_a_row(const std::vector<std::string>& paths, std::size
     std::error_code ec;
     return std::filesystem::is_regular_file(p, ec);
   };
+  // A bare name is in "." ("run.log" and "./run.log" are one folder's).
+  auto folder_of = [](const std::filesystem::path& p) {
+    return p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
+  };
   if (at >= paths.size() || !is_file(paths[at])) return 0;
   const std::filesystem::path first(paths[at]);
   const bool loadgen = is_loadgen_log_name(first.filename().native());
   std::size_t n = 1;
   for (; at + n < paths.size(); ++n) {
     const std::filesystem::path next(paths[at + n]);
-    if (next.parent_path() != first.parent_path() || is_loadgen_log_name(next.filename().native()) != loadgen ||
+    if (folder_of(next) != folder_of(first) || is_loadgen_log_name(next.filename().native()) != loadgen ||
         !is_file(next)) {
       break;
     }

@@ -124,8 +124,9 @@ std::vector<BenchmarkDir> collect_benchmark_dirs(const std::vector<std::string>&
 
 /// How many of `paths` from index `at` on are logs of one folder given one after another:
 /// 0 when paths[at] is not a regular file (a folder, a FIFO, a missing path); else it and the
-/// regular files of the same folder (parent_path() as written) right after it, loadgen logs
-/// (is_loadgen_log_name) with loadgen logs only, other logs with other logs only.
+/// regular files of the same folder (parent_path() as written, "." for a bare name) right
+/// after it, loadgen logs (is_loadgen_log_name) with loadgen logs only, other logs with other
+/// logs only.
 std::size_t logs_given_in_a_row(const std::vector<std::string>& paths, std::size_t at);
 
 /// collect_benchmark_dirs as a feed (report/directories.h BenchmarkDirFeed): the directories

@@ -240,6 +240,15 @@ TEST(CliReproducer, LogsGivenInARowAreTheirFoldersRuns) {
   EXPECT_EQ(r["rcp"], folder["rcp"]);
   EXPECT_EQ(r["verdict"], "passed");
 
+  // A bare name and the same log as ./name, from the folder: one run of ".".
+  auto bare = run_command("cd " + q(runs) + " && " + binary() +
+                          " score --format json 251009120000_1.log ./251009120000_1.log 2>/dev/null");
+  EXPECT_EQ(bare.status, 0);
+  auto bare_doc = nlohmann::json::parse(bare.out);
+  ASSERT_EQ(bare_doc["results"].size(), 1u) << bare.out;
+  EXPECT_EQ(bare_doc["results"][0]["directory"], ".");
+  EXPECT_EQ(bare_doc["results"][0]["runs"].size(), 1u);
+
   // Three logs of runs/, then one of another folder: two directories, in the order given.
   const fs::path other = tmp.path() / "other";
   fs::create_directories(other);
