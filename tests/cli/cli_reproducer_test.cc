@@ -265,6 +265,14 @@ TEST(CliReproducer, LogsGivenInARowAreTheirFoldersRuns) {
   EXPECT_EQ(doc["results"][1]["directory"], other.string());
   EXPECT_EQ(doc["results"][1]["runs"].size(), 1u);
 
+  // summarize: one system's row, from the ten.
+  auto summary = run_command(binary() + " summarize --format json --ruleset 5.1.0" + args + " 2>/dev/null");
+  EXPECT_EQ(summary.status, 0);
+  auto summarized = nlohmann::json::parse(summary.out)["results"];
+  ASSERT_EQ(summarized.size(), 1u) << summary.out;
+  EXPECT_EQ(summarized[0]["file_rule"], "the paths given");
+  EXPECT_EQ(summarized[0]["score_minutes"], folder["score_minutes"]);
+
   // compare: the logs given first are the baseline, all ten of them.
   auto compared = run_command(binary() + " compare --format json --ruleset 5.1.0" + args + " " + q(other) + " 2>/dev/null");
   EXPECT_EQ(compared.status, 0);
