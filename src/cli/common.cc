@@ -175,17 +175,15 @@ std::size_t logs_given_in_a_row(const std::vector<std::string>& paths, std::size
     std::error_code ec;
     return std::filesystem::is_regular_file(p, ec);
   };
-  // A bare name is in "." ("run.log" and "./run.log" are one folder's).
-  auto folder_of = [](const std::filesystem::path& p) {
-    return p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
-  };
   if (at >= paths.size() || !is_file(paths[at])) return 0;
   const std::filesystem::path first(paths[at]);
+  // A bare name is in "." ("run.log" and "./run.log" are one folder's).
+  const std::filesystem::path folder = folder_of_file(first);
   const bool loadgen = is_loadgen_log_name(first.filename().native());
   std::size_t n = 1;
   for (; at + n < paths.size(); ++n) {
     const std::filesystem::path next(paths[at + n]);
-    if (folder_of(next) != folder_of(first) || is_loadgen_log_name(next.filename().native()) != loadgen ||
+    if (folder_of_file(next) != folder || is_loadgen_log_name(next.filename().native()) != loadgen ||
         !is_file(next)) {
       break;
     }
@@ -201,18 +199,21 @@ bool BenchmarkDirSource::operator()(std::vector<BenchmarkDir>& out) {
     const std::string& path = paths_[at_];
     if (!walk_) {
       std::filesystem::path walked(path);
-      const std::size_t given = logs_given_in_a_row(paths_, at_);
-      if (given > 0) {
-        const std::filesystem::path file(path);
-        if (is_loadgen_log_name(file.filename().native())) {
+      const bool loadgen = is_loadgen_log_name(walked.filename().native());
+      if (single_logs_ && !loadgen) {
+        // A log is judged alone: the paths given after it are not looked at here.
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(walked, ec)) {
+          ++at_;
+          out.push_back(single_log_dir(walked));
+          return true;
+        }
+      } else if (const std::size_t given = logs_given_in_a_row(paths_, at_); given > 0) {
+        if (loadgen) {
           // A loadgen log stands for its run's folder, walked as if it were given; the
           // folder's other log given next is the same run.
-          walked = file.parent_path().empty() ? "." : file.parent_path();
+          walked = folder_of_file(walked);
           at_ += given - 1;
-        } else if (single_logs_) {
-          ++at_;
-          out.push_back(single_log_dir(path));
-          return true;
         } else {
           out.push_back(given_logs_dir({paths_.begin() + static_cast<std::ptrdiff_t>(at_),
                                         paths_.begin() + static_cast<std::ptrdiff_t>(at_ + given)}));

@@ -360,9 +360,7 @@ int list_directory(const char* path, const std::string& shown, Listing& listing,
         listing.result_files.emplace_back(entry_name);
         continue;
       }
-      if (entry_name == kDetailLogName || entry_name == kSummaryLogName) {
-        listing.loadgen_logs = true;
-      }
+      if (is_loadgen_log_name(entry_name)) listing.loadgen_logs = true;
       // Never follow symbolic links to directories: a link loop would never end.
       bool directory = entry->d_type == DT_DIR;
       if (entry->d_type == DT_UNKNOWN) {
@@ -715,27 +713,28 @@ bool BenchmarkDirWalk::next(std::vector<BenchmarkDir>& out, std::vector<Discover
 }
 
 BenchmarkDir single_log_dir(const fs::path& file) {
-  fs::path folder = file.parent_path();
-  BenchmarkDir dir = as_benchmark_dir(folder.empty() ? fs::path(".") : folder, {file});
+  BenchmarkDir dir = as_benchmark_dir(folder_of_file(file), {file});
   dir.single_log = true;
   return dir;
 }
 
 BenchmarkDir given_logs_dir(std::vector<fs::path> files) {
-  fs::path folder = files.empty() ? fs::path() : files.front().parent_path();
+  const fs::path folder = files.empty() ? fs::path(".") : folder_of_file(files.front());
   sort_natural(files);
   // A path given twice is one run: counted twice it would weigh twice in the olympic mean.
   // One folder's paths with the same name are the same path, and sorted next to each other.
   files.erase(std::unique(files.begin(), files.end(),
                           [](const fs::path& a, const fs::path& b) { return a.filename() == b.filename(); }),
               files.end());
-  BenchmarkDir dir = as_benchmark_dir(folder.empty() ? fs::path(".") : folder, {});
+  BenchmarkDir dir = as_benchmark_dir(folder, {});
   dir.result_files = std::move(files);
   dir.file_rule = kGivenLogsRule;
   return dir;
 }
 
-bool is_loadgen_log_name(std::string_view name) { return name == kDetailLogName || name == kSummaryLogName; }
+fs::path folder_of_file(const fs::path& file) {
+  return file.parent_path().empty() ? fs::path(".") : file.parent_path();
+}
 
 bool natural_less(const std::string& a, const std::string& b) {
   std::size_t i = 0, j = 0;

@@ -132,9 +132,12 @@ BenchmarkDir single_log_dir(const std::filesystem::path& file);
 /// (incomplete, with its projection). Never reads the files.
 BenchmarkDir given_logs_dir(std::vector<std::filesystem::path> files);
 
-/// True for the loadgen logs' names (mlperf_log_detail.txt, mlperf_log_summary.txt): a path
-/// naming one stands for its folder, the loadgen run it belongs to.
-bool is_loadgen_log_name(std::string_view name);
+/// True for the loadgen logs' names (mlperf_log_detail.txt, mlperf_log_summary.txt): a folder
+/// holding one is a loadgen run, and a path naming one stands for that folder.
+inline bool is_loadgen_log_name(std::string_view name) { return name == kDetailLogName || name == kSummaryLogName; }
+
+/// The folder holding `file` as its path is written: its parent path, "." for a bare name.
+std::filesystem::path folder_of_file(const std::filesystem::path& file);
 
 /// The loadgen run of the folder `path` if it is one: a scenario folder holding
 /// performance/run_1 with a detail or summary log (submission layout: `performance_logs`,
