@@ -159,7 +159,10 @@ Command add_check_command(CLI::App& app) {
                "is a warning, for the submission committee to review");
   cmd->add_flag("--seed-checker-bypass", args->package.seed_checker_bypass,
                 "As the package checker's --seed-checker-bypass: seed checker errors are warnings");
-  cmd->add_option("PATH", args->paths, "Result logs, benchmark directories or folders above them")->required();
+  cmd->add_option("PATH", args->paths,
+                  "Result logs, benchmark directories, scenario folders (or their accuracy runs or compliance "
+                  "tests) or folders above them")
+      ->required();
   return {cmd, [args] { return run_check(*args); }};
 }
 

@@ -221,6 +221,13 @@ bool BenchmarkDirSource::operator()(std::vector<BenchmarkDir>& out) {
           return true;
         }
       }
+      if (auto part = scenario_folder_part(walked)) {
+        // A scenario folder's accuracy run, performance run or compliance test is judged
+        // with that folder: its report holds the part's verdict.
+        print_stderr_line(fmt::format("mlperf-score: note: {} {} {}; reading that folder", walked.string(),
+                                      part->what, part->folder.string()));
+        walked = std::move(part->folder);
+      }
       walk_.emplace(walked, glob_);
       found_ = false;
       real_errors_ = false;

@@ -133,7 +133,9 @@ std::size_t logs_given_in_a_row(const std::vector<std::string>& paths, std::size
 /// below each path in turn, a few at a time as the walk finds them (BenchmarkDirWalk), so a
 /// tree of any number of folders is never held whole; the same errors, printed as they are
 /// met, and the same `status`. A path naming a loadgen log (mlperf_log_detail.txt or
-/// mlperf_log_summary.txt) stands for its folder, walked as if that were given. A path naming
+/// mlperf_log_summary.txt) stands for its folder, walked as if that were given. A folder that
+/// is part of an inference scenario folder (its accuracy run, performance run or a compliance
+/// test, scenario_folder_part) stands for that scenario folder, with a note on stderr. A path naming
 /// another regular file is a result log: with `single_logs` judged alone (single_log_dir),
 /// as `check LOG` takes it; without, it and the logs of the same folder given right after
 /// it are that folder's runs (given_logs_dir), as `score LOG...` takes them.

@@ -88,8 +88,8 @@ Command add_compare_command(CLI::App& app) {
   add_scoring_options(cmd, *args, {"table", "json", "csv", "markdown", "html"});
   cmd->add_option(
       "PATH", args->paths,
-      "Benchmark directories, scenario folders, or folders above them; or result logs (those of one folder "
-      "given in a row are its runs)")
+      "Benchmark directories, scenario folders (or their accuracy runs or compliance tests), or folders above "
+      "them; or result logs (those of one folder given in a row are its runs)")
       ->required();
   return {cmd, [args] { return run_compare(*args); }};
 }

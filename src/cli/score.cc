@@ -94,8 +94,8 @@ Command add_score_command(CLI::App& app) {
                     "(see `probe`); warn when they name another");
   cmd->add_option(
       "PATH", args->paths,
-      "Benchmark directories, scenario folders, or folders above them; or result logs (those of one folder "
-      "given in a row are its runs)")
+      "Benchmark directories, scenario folders (or their accuracy runs or compliance tests), or folders above "
+      "them; or result logs (those of one folder given in a row are its runs)")
       ->required();
   return {cmd, [args] { return run_score(*args); }};
 }

@@ -802,4 +802,110 @@ std::optional<LoadgenRun> find_loadgen_run(const fs::path& path, bool has_logs, 
   return run;
 }
 
+namespace {
+
+bool is_directory_path(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+
+bool is_regular_file_path(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+// A folder holding a loadgen run: performance/run_1 with a detail or summary log (submission
+// layout), or the logs themselves (a harness's own folder).
+bool holds_loadgen_run(const fs::path& folder) {
+  for (const char* name : {kDetailLogName, kSummaryLogName}) {
+    if (is_regular_file_path(folder / "performance" / "run_1" / name) || is_regular_file_path(folder / name)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_test_folder(std::string_view name) { return name.size() == 6 && name.substr(0, 4) == "TEST"; }
+bool is_run_folder(std::string_view name) { return name.size() > 4 && name.substr(0, 4) == "run_"; }
+
+// The folder `levels` folders above `given`, spelled as `given` is where it names them
+// ("a/b/TEST01" → "a/b", "TEST01" → "."), else cut from `absolute` (normal, no trailing '/').
+fs::path folder_above(const fs::path& given, std::size_t levels, const fs::path& absolute) {
+  fs::path p = given.lexically_normal();
+  if (!p.has_filename() && p.has_parent_path()) p = p.parent_path();  // "a/b/" → "a/b"
+  fs::path cut = absolute;
+  for (std::size_t i = 0; i < levels; ++i) cut = cut.parent_path();
+  for (std::size_t i = 0; i < levels; ++i) {
+    const fs::path name = p.filename();
+    if (name.empty() || name == "." || name == "..") return cut;
+    p = p.parent_path();
+  }
+  return p.empty() ? fs::path(".") : p;
+}
+
+}  // namespace
+
+std::optional<ScenarioFolderPart> scenario_folder_part(const fs::path& given) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(given, ec);
+  if (ec) return std::nullopt;
+  absolute = absolute.lexically_normal();
+  if (!absolute.has_filename() && absolute.has_parent_path() && absolute != absolute.root_path()) {
+    absolute = absolute.parent_path();
+  }
+  std::vector<std::string> names;  // the components, root left out
+  for (const auto& c : absolute.relative_path()) names.push_back(c.string());
+  if (names.empty() || !is_directory_path(absolute)) return std::nullopt;
+
+  // <org>/compliance/<system>/<model>/<scenario>/TEST0x/...: the nearest "compliance" above.
+  for (std::size_t i = names.size(); i-- > 0;) {
+    if (names[i] != "compliance") continue;
+    const std::size_t below = names.size() - i - 1;
+    if (below > 3 && !is_test_folder(names[i + 4])) break;
+    const fs::path org = folder_above(given, below + 1, absolute);
+    const fs::path results_folder = org == "." ? fs::path("results") : org / "results";
+    fs::path results = results_folder;
+    for (std::size_t k = i + 1; k < names.size() && k <= i + 3; ++k) results /= names[k];
+    if (!is_directory_path(results_folder) || !is_directory_path(results)) break;
+    std::string what = below > 3 ? "is compliance test " + names[i + 4] + " of" : "holds the compliance tests of";
+    return ScenarioFolderPart{results, std::move(what)};
+  }
+
+  // <scenario>/accuracy, <scenario>/performance[/run_N], <scenario>/TEST0x[/accuracy|performance[/run_N]].
+  const std::size_t n = names.size();
+  auto part = [&](std::size_t levels) -> std::optional<std::string> {
+    if (levels >= n) return std::nullopt;
+    const std::string* b = &names[n - levels];  // the names below the scenario folder
+    if (is_test_folder(names[n - levels - 1]) || names[n - levels - 1] == "accuracy" ||
+        names[n - levels - 1] == "performance") {
+      return std::nullopt;  // the folder above is itself a part
+    }
+    const bool test = is_test_folder(b[0]);
+    const std::string of_test = test ? "is compliance test " + b[0] + " of" : "";
+    switch (levels) {
+      case 1:
+        if (b[0] == "accuracy") return "is the accuracy run of";
+        if (b[0] == "performance") return "holds the performance run of";
+        if (test) return of_test;
+        return std::nullopt;
+      case 2:
+        if (b[0] == "performance" && is_run_folder(b[1])) return "is the performance run of";
+        if (test && (b[1] == "accuracy" || b[1] == "performance")) return of_test;
+        return std::nullopt;
+      case 3:
+        if (test && b[1] == "performance" && is_run_folder(b[2])) return of_test;
+        return std::nullopt;
+      default:
+        return std::nullopt;
+    }
+  };
+  for (std::size_t levels = 1; levels <= 3; ++levels) {
+    auto what = part(levels);
+    if (!what) continue;
+    fs::path scenario = folder_above(given, levels, absolute);
+    if (holds_loadgen_run(scenario)) return ScenarioFolderPart{std::move(scenario), std::move(*what)};
+  }
+  return std::nullopt;
+}
+
 }  // namespace mlperf

@@ -285,17 +285,20 @@ TEST(CliReproducer, LogsGivenInARowAreTheirFoldersRuns) {
   EXPECT_EQ(rows[1]["counted_runs"], 1);
 }
 
-// A loadgen log given by its path stands for its run's folder: `score` and `check` answer as
-// for the folder, the detail and summary logs given together are one run.
+// A loadgen log given by its path stands for its run's folder, and the run folder for its
+// scenario folder: `score` and `check` answer as for the scenario folder, with a note on
+// stderr; the detail and summary logs given together are one run.
 TEST(CliReproducer, ALoadgenLogGivenByItsPathIsItsRunsFolder) {
-  const fs::path run = testing::source_dir() /
-                       "data/examples/inference_results_v5.1/closed/AMD/results/8xMI325x_2xEPYC-9655/"
-                       "stable-diffusion-xl/Server/performance/run_1";
+  const fs::path scenario = testing::source_dir() /
+                            "data/examples/inference_results_v5.1/closed/AMD/results/8xMI325x_2xEPYC-9655/"
+                            "stable-diffusion-xl/Server";
+  const fs::path run = scenario / "performance/run_1";
   for (const char* command : {"score", "check"}) {
-    auto folder = run_command(binary() + " " + command + " --format json " + q(run) + " 2>&1");
-    auto detail = run_command(binary() + " " + command + " --format json " + q(run / "mlperf_log_detail.txt") + " 2>&1");
+    auto folder = run_command(binary() + " " + command + " --format json " + q(scenario) + " 2>&1");
+    auto detail = run_command(binary() + " " + command + " --format json " + q(run / "mlperf_log_detail.txt") +
+                              " 2>/dev/null");
     auto both = run_command(binary() + " " + command + " --format json " + q(run / "mlperf_log_detail.txt") + " " +
-                            q(run / "mlperf_log_summary.txt") + " 2>&1");
+                            q(run / "mlperf_log_summary.txt") + " 2>/dev/null");
     EXPECT_EQ(detail.status, folder.status) << command;
     EXPECT_EQ(detail.out, folder.out) << command;
     EXPECT_EQ(both.out, folder.out) << command;
@@ -307,6 +310,47 @@ TEST(CliReproducer, ALoadgenLogGivenByItsPathIsItsRunsFolder) {
   ASSERT_EQ(score["results"].size(), 1u);
   EXPECT_EQ(score["results"][0]["kind"], "inference");
   EXPECT_EQ(score["results"][0]["log_file"], (run / "mlperf_log_detail.txt").string());
+  EXPECT_EQ(run_command(binary() + " score " + q(run) + " 2>&1 >/dev/null").out,
+            "mlperf-score: note: " + run.string() + " is the performance run of " + scenario.string() +
+                "; reading that folder\n");
+}
+
+// A scenario folder's accuracy run and its compliance tests, given by their folders (as an
+// engineer who just ran TEST01 would), are judged with their scenario folder: the report is
+// the scenario folder's, whose TEST01 line is the test's verdict. In the v5.1 layout the
+// tests lie in <org>/compliance/, beside results/.
+TEST(CliReproducer, AnAccuracyRunOrComplianceTestGivenIsJudgedWithItsScenarioFolder) {
+  const fs::path org = testing::source_dir() / "data/examples/inference_results_v5.1/closed/AMD";
+  const fs::path below = "8xMI325x_2xEPYC-9655/stable-diffusion-xl/Server";
+  const fs::path scenario = org / "results" / below;
+  for (const char* command : {"score", "check"}) {
+    const std::string base = binary() + " " + command + " --format json ";
+    auto folder = run_command(base + q(scenario) + " 2>&1");
+    auto doc = nlohmann::json::parse(folder.out);
+    ASSERT_EQ(doc["results"].size(), 1u) << command;
+    for (const fs::path& given : {scenario / "accuracy", org / "compliance" / below / "TEST01",
+                                  org / "compliance" / below / "TEST04/performance/run_1/mlperf_log_detail.txt",
+                                  org / "compliance" / below}) {
+      auto part = run_command(base + q(given) + " 2>/dev/null");
+      EXPECT_EQ(part.status, folder.status) << command << " " << given;
+      EXPECT_EQ(part.out, folder.out) << command << " " << given;
+    }
+  }
+  // The table says which test it is, and where.
+  auto table = run_command(binary() + " score " + q(org / "compliance" / below / "TEST01") + " 2>&1");
+  EXPECT_NE(table.out.find("mlperf-score: note: " + (org / "compliance" / below / "TEST01").string() +
+                           " is compliance test TEST01 of " + scenario.string() + "; reading that folder\n"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("TEST01     VALID   " + (org / "compliance" / below / "TEST01").string()), std::string::npos)
+      << table.out;
+  // A system's compliance folder holds the tests of that system's scenario folders.
+  auto system = run_command(binary() + " score --format json " + q(org / "compliance/8xMI325x_2xEPYC-9655") +
+                            " 2>/dev/null");
+  auto results = run_command(binary() + " score --format json " + q(org / "results/8xMI325x_2xEPYC-9655") +
+                             " 2>/dev/null");
+  EXPECT_EQ(system.out, results.out);
+  EXPECT_EQ(nlohmann::json::parse(results.out)["results"].size(), 2u);
 }
 
 }  // namespace

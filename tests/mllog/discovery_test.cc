@@ -101,6 +101,80 @@ TEST(Discovery, LogsGivenByTheirPathsAreTheirFoldersRuns) {
   EXPECT_FALSE(is_loadgen_log_name("result_0.txt"));
 }
 
+// A folder given that is a part of an inference scenario folder (its accuracy run, its
+// performance run, a compliance test, the compliance tree beside results/) stands for it.
+TEST(Discovery, APartOfAScenarioFolderStandsForIt) {
+  TempDir tmp;
+  const fs::path root = fs::canonical(tmp.path());  // relative paths are made absolute from getcwd's
+  const fs::path org = root / "closed/Org";
+  const fs::path scenario = org / "results/sys/llama2-70b-99/Offline";
+  write_file(scenario / "performance/run_1/mlperf_log_detail.txt", "");
+  write_file(scenario / "accuracy/accuracy.txt", "");
+  const fs::path tests = org / "compliance/sys/llama2-70b-99/Offline";
+  write_file(tests / "TEST01/performance/run_1/mlperf_log_detail.txt", "");
+  write_file(tests / "TEST01/accuracy/accuracy.txt", "");
+  write_file(org / "compliance/sys/llama2-70b-99/Server/TEST01/verify_accuracy.txt", "");  // no results/ for it
+  // A harness's own folder: the logs in it, its accuracy run and a test beside them.
+  const fs::path harness = root / "runs/offline";
+  write_file(harness / "mlperf_log_summary.txt", "");
+  write_file(harness / "accuracy/mlperf_log_detail.txt", "");
+  write_file(harness / "TEST04/mlperf_log_detail.txt", "");
+  write_file(root / "other/accuracy/mlperf_log_detail.txt", "");  // no run above it
+  write_file(tests / "TEST01/accuracy/more/notes.txt", "");
+
+  struct Case {
+    fs::path given;
+    fs::path folder;
+    std::string what;
+  };
+  for (const Case& c : std::vector<Case>{
+           {scenario / "accuracy", scenario, "is the accuracy run of"},
+           {scenario / "performance", scenario, "holds the performance run of"},
+           {scenario / "performance/run_1", scenario, "is the performance run of"},
+           {scenario / "performance/run_1/", scenario, "is the performance run of"},
+           {tests / "TEST01", scenario, "is compliance test TEST01 of"},
+           {tests / "TEST01/accuracy", scenario, "is compliance test TEST01 of"},
+           {tests / "TEST01/performance/run_1", scenario, "is compliance test TEST01 of"},
+           {tests / "TEST01/accuracy/more", scenario, "is compliance test TEST01 of"},  // all of its tree
+           {tests, scenario, "holds the compliance tests of"},
+           {org / "compliance/sys", org / "results/sys", "holds the compliance tests of"},
+           {org / "compliance", org / "results", "holds the compliance tests of"},
+           {harness / "accuracy", harness, "is the accuracy run of"},
+           {harness / "TEST04", harness, "is compliance test TEST04 of"},
+       }) {
+    auto part = scenario_folder_part(c.given);
+    ASSERT_TRUE(part.has_value()) << c.given;
+    EXPECT_EQ(part->folder, c.folder) << c.given;
+    EXPECT_EQ(part->what, c.what) << c.given;
+  }
+  // Not parts: the scenario folder itself and the folders above it, a compliance test
+  // without results/ for it, an accuracy folder without a run above it, a missing folder,
+  // and a log (a file: the caller gives its folder).
+  for (const fs::path& given :
+       {scenario, org / "results", org, org / "compliance/sys/llama2-70b-99/Server/TEST01",
+        root / "other/accuracy", scenario / "TEST09", harness,
+        tests / "TEST01/performance/run_1/mlperf_log_detail.txt"}) {
+    EXPECT_FALSE(scenario_folder_part(given).has_value()) << given;
+  }
+  // A relative path keeps its spelling; one that climbs out of what it names is absolute.
+  struct Cwd {
+    fs::path was = fs::current_path();
+    ~Cwd() { fs::current_path(was); }
+  } cwd;
+  fs::current_path(org);
+  EXPECT_EQ(scenario_folder_part("results/sys/llama2-70b-99/Offline/accuracy")->folder,
+            fs::path("results/sys/llama2-70b-99/Offline"));
+  EXPECT_EQ(scenario_folder_part("compliance")->folder, fs::path("results"));
+  EXPECT_EQ(scenario_folder_part("compliance/sys/llama2-70b-99/Offline/TEST01/")->folder,
+            fs::path("results/sys/llama2-70b-99/Offline"));
+  fs::current_path(tests / "TEST01");
+  EXPECT_EQ(scenario_folder_part(".")->folder, scenario);
+  EXPECT_EQ(scenario_folder_part("performance/run_1")->folder, scenario);
+  fs::current_path(scenario / "accuracy");
+  EXPECT_EQ(scenario_folder_part(".")->folder, scenario);
+  EXPECT_EQ(scenario_folder_part("../accuracy")->folder, fs::path(".."));
+}
+
 TEST(Discovery, RulesetFromTheLastRoundFolderOnThePath) {
   TempDir tmp;
   struct Case {

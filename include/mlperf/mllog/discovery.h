@@ -150,4 +150,28 @@ std::optional<LoadgenRun> find_loadgen_run(const std::filesystem::path& path, bo
 /// runs (TEST01…, "compliance") whose logs are not results of their own.
 bool is_compliance_folder(const std::string& name);
 
+/// A folder given on the command line that is part of an MLPerf Inference scenario folder,
+/// not a result of its own, and the folder read in its place.
+struct ScenarioFolderPart {
+  std::filesystem::path folder;  ///< the scenario folder (or results/ folder above some) read instead
+  /// What the given folder is to it, for the note that says so: "is the accuracy run of",
+  /// "is the performance run of", "is compliance test TEST01 of", "holds the compliance tests of".
+  std::string what;
+};
+
+/// What a folder given by a user stands for when it is a part of an inference scenario folder:
+///  - <org>/compliance/<system>[/<model>[/<scenario>[/TEST0x[/...]]]] (the submission
+///    checker's layout up to v5.1, where a scenario's compliance tests lie beside results/):
+///    <org>/results/<system>[/<model>[/<scenario>]], when that folder exists. A scenario
+///    folder is judged with its compliance tests (inference/compliance_tests.h), so its
+///    report holds the verdict of the test given.
+///  - <scenario>/accuracy, <scenario>/performance[/run_N], <scenario>/TEST0x[/accuracy],
+///    <scenario>/TEST0x/performance[/run_N] of a scenario folder that holds a loadgen run
+///    (performance/run_1 with a detail or summary log, or the logs themselves as a harness
+///    writes them): that scenario folder, whose accuracy run and compliance tests these are.
+/// nullopt for any other folder. The path keeps the given spelling (relative stays relative)
+/// where the given path names the folders it climbs, else it is absolute. Reads only whether
+/// those folders and logs exist.
+std::optional<ScenarioFolderPart> scenario_folder_part(const std::filesystem::path& given);
+
 }  // namespace mlperf
