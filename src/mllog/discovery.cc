@@ -371,7 +371,7 @@ int list_directory(const char* path, const std::string& shown, Listing& listing,
         // A link to a folder is not walked (a loop would never end), but never in silence.
         struct stat target {};
         if (::fstatat(fd, entry->d_name, &target, 0) == 0 && S_ISDIR(target.st_mode)) {
-          errors.push_back({shown + "/" + std::string(entry_name),
+          errors.push_back({joined(shown, entry_name),
                             "a symbolic link to a folder; not followed inside a tree (give it as PATH to score it)",
                             true});
           continue;

@@ -404,6 +404,14 @@ TEST(Discovery, SymlinkLoopIsNotFollowed) {
   std::vector<DiscoveryError> errors;
   auto dirs = find_benchmark_dirs(tmp.path(), errors);
   EXPECT_EQ(dirs.size(), 1u);
+  // The warning names the link by one path: a folder given with a trailing '/' (or "/")
+  // is joined to the link's name with no second one.
+  errors.clear();
+  dirs = find_benchmark_dirs(tmp.path() / "a/", errors);
+  EXPECT_EQ(dirs.size(), 1u);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].path, (tmp.path() / "a/loop").string());
+  EXPECT_TRUE(errors[0].warning);
 }
 
 // The walk a few directories at a time (issue #25): a tree wider than the folders listed at
