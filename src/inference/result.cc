@@ -86,7 +86,7 @@ KeySet InferenceRules::keys_read() const {
       "result_mean_latency_ns", "result_mean_query_latency_ns", "result_qps_without_loadgen_overhead",
       "early_stopping_latency_ms", "early_stopping_latency_ss", "effective_qsl_rng_seed",
       "effective_sample_index_rng_seed", "effective_schedule_rng_seed", "effective_performance_sample_count",
-      "effective_sample_concatenate_permutation", "sut_name"};
+      "effective_sample_concatenate_permutation", "sut_name", "effective_test_mode"};
   for (const auto& [round, r] : rounds) {
     for (const auto& [s, k] : r.result_keys) keys.insert(k);
     for (const auto& [m, per] : r.model_result_keys) {

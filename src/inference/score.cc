@@ -538,6 +538,22 @@ void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const
   }
 }
 
+// A run loadgen made in another mode than a performance run (an accuracy run given as the
+// performance run, a peak search) has no performance result: the checker fails it on the
+// missing result keys; the warning says why they are missing. A log without the key (a
+// summary log alone) says nothing.
+void warn_not_a_performance_run(DirectoryResult& out, const LoadgenLog& log) {
+  const std::optional<std::string> mode = log.text("effective_test_mode");
+  if (!mode || *mode == "PerformanceOnly" || *mode == "SubmissionRun") return;
+  out.warnings.push_back(fmt::format(
+      "{}:{}: effective_test_mode is \"{}\", not a performance run: loadgen logs no performance result in "
+      "this mode{}",
+      log.file.string(), log.line("effective_test_mode"), *mode,
+      *mode == "AccuracyOnly" ? " (an accuracy run is judged from accuracy/accuracy.txt beside its scenario's "
+                                "performance/run_1: give that scenario folder)"
+                              : ""));
+}
+
 }  // namespace
 
 DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataContext& data,
@@ -570,6 +586,7 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     out.benchmark = result->model + "/" + result->scenario;
 
     for (const auto& w : result->warnings) out.warnings.push_back(w);
+    warn_not_a_performance_run(out, log);
     std::optional<FolderListings::Use> listings;
     use_tree_listings(dir, scenario_dir, out, result->round, inf, listings);
     judge_run_folder(*result, run, log);

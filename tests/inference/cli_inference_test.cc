@@ -179,6 +179,28 @@ TEST(CliInference, CheckFailsAnInvalidRunWithFileAndLine) {
       << r.out;
 }
 
+// A log loadgen wrote in accuracy mode, given as a run of its own, has no performance result;
+// the report says which line tells the mode, and where an accuracy run is judged.
+TEST(CliInference, AnAccuracyModeLogSaysItIsNoPerformanceRun) {
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "my_accuracy_run";
+  auto [log, line] = amd_offline_with(dir, "\"key\": \"effective_test_mode\", \"value\": \"PerformanceOnly\"",
+                                      "\"key\": \"effective_test_mode\", \"value\": \"AccuracyOnly\"");
+  const fs::path bare = dir / "mlperf_log_detail.txt";
+  fs::rename(log, bare);
+  auto r = run_command(binary() + " score " + q(dir) + " 2>&1");
+  EXPECT_NE(r.out.find(fmt::format("warning: {}:{}: effective_test_mode is \"AccuracyOnly\", not a performance run: "
+                                   "loadgen logs no performance result in this mode (an accuracy run is judged from "
+                                   "accuracy/accuracy.txt beside its scenario's performance/run_1: give that scenario "
+                                   "folder)",
+                                   bare.string(), line)),
+            std::string::npos)
+      << r.out;
+  // A performance run says nothing of its mode.
+  auto ok = run_command(binary() + " score " + q(v41_offline()) + " 2>&1");
+  EXPECT_EQ(ok.out.find("effective_test_mode"), std::string::npos) << ok.out;
+}
+
 // A run made with another round's seeds is not a valid result of this one.
 TEST(CliInference, CheckFailsARunWithAnotherRoundsSeed) {
   TempDir tmp;
