@@ -592,8 +592,18 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     judge_run_folder(*result, run, log);
     tag_system(out, *result, dir, inf, data, log);
     compare_with_published(out, *result, dir, inf, options);
-    judge_accuracy_run(out, *result, run, inf);
-    judge_compliance_run(out, *result, run, inf);
+    if (run.compliance_test.empty()) {
+      judge_accuracy_run(out, *result, run, inf);
+      judge_compliance_run(out, *result, run, inf);
+    } else {
+      // A test's verdict compares its run with the scenario's (scenario_folder_part finds
+      // that folder where there is one): alone, only its own run is judged.
+      out.warnings.push_back(fmt::format(
+          "{}: compliance test {}'s own run, read on its own: no scenario folder holds it here, and the test "
+          "is judged with the scenario's performance run (give that scenario folder); its accuracy and "
+          "verdict are not judged",
+          run.scenario_dir.string(), run.compliance_test));
+    }
     judge_submission_rules(out, *result, run, scenario_dir, inf);
     out.passed = result->valid && out.errors.empty();
     out.inference = std::move(result);

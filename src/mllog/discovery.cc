@@ -200,6 +200,20 @@ void describe(BenchmarkDir& dir, std::string_view absolute, SystemDescriptions* 
   }
 }
 
+// A compliance test's own run read on its own, `dir` made from its TEST0x folder: in the
+// layout <org>/compliance/<system>/<model>/<scenario>/TEST0x its model folder tells the
+// system, submitter and system description, as <org>/results/<system>/<model> would.
+void describe_compliance_test(BenchmarkDir& dir, SystemDescriptions* systems) {
+  std::string_view at = dir.absolute_path;
+  std::string_view up[5];  // the scenario, model, system, compliance and org folders
+  for (auto& folder : up) folder = at = path_parent(at);
+  if (path_name(up[3]) != "compliance") return;
+  std::string results(up[4]);
+  if (results.empty() || results.back() != '/') results.push_back('/');
+  results.append("results/").append(path_name(up[2])).append("/").append(path_name(up[1]));
+  describe(dir, results, systems);
+}
+
 // The benchmark directory at `place` whose result files are `files` (may be empty).
 // `systems` caches the system description look-up (nullptr: looked up here).
 BenchmarkDir as_benchmark_dir(const Place& place, std::vector<fs::path> files, SystemDescriptions* systems);
@@ -528,7 +542,10 @@ void visit(WalkNode& node, WalkContext& context) {
   }
   if (run) {
     BenchmarkDir dir;
-    if (run->bare || node.root) {
+    if (!run->compliance_test.empty()) {
+      dir = as_benchmark_dir(run->scenario_dir, {});
+      describe_compliance_test(dir, &context.systems);
+    } else if (run->bare || node.root) {
       dir = as_benchmark_dir(run->bare ? run->scenario_dir : run->scenario_dir / "..", {});
     } else {
       describe(dir, path_parent(place.absolute), &context.systems);  // by its model folder
@@ -768,9 +785,25 @@ std::vector<BenchmarkDir> find_benchmark_dirs(const fs::path& root, std::vector<
   return out;
 }
 
-bool is_compliance_folder(const std::string& name) {
-  return name == "compliance" || (name.size() == 6 && name.rfind("TEST", 0) == 0);
+namespace {
+
+bool is_test_folder(std::string_view name) { return name.size() == 6 && name.substr(0, 4) == "TEST"; }
+
+// A compliance test's folder (TEST0x) read as a scenario folder is that test's own run.
+LoadgenRun as_compliance_test_run(LoadgenRun run) {
+  std::string name = run.scenario_dir.filename().string();
+  if (name.empty()) name = run.scenario_dir.parent_path().filename().string();
+  if (is_test_folder(name)) {
+    run.compliance_test = std::move(name);
+    run.bare = true;
+    run.scenario.clear();  // from the log
+  }
+  return run;
 }
+
+}  // namespace
+
+bool is_compliance_folder(const std::string& name) { return name == "compliance" || is_test_folder(name); }
 
 std::optional<LoadgenRun> find_loadgen_run(const fs::path& path, bool has_logs, bool performance_logs) {
   // Every folder of a tree passes here: the usual case (a scenario folder found by walking)
@@ -783,7 +816,7 @@ std::optional<LoadgenRun> find_loadgen_run(const fs::path& path, bool has_logs, 
     run.run_dir = performance / "run_1";
     run.scenario_dir = name;
     run.scenario = name.filename().string();
-    return run;
+    return as_compliance_test_run(std::move(run));
   }
   fs::path norm = fs::absolute(path).lexically_normal();
   if (!norm.has_filename()) norm = norm.parent_path();
@@ -799,7 +832,7 @@ std::optional<LoadgenRun> find_loadgen_run(const fs::path& path, bool has_logs, 
   } else if (has_logs) {
     run.scenario.clear();  // a bare folder: the scenario comes from the log
   }
-  return run;
+  return as_compliance_test_run(std::move(run));
 }
 
 namespace {
@@ -825,7 +858,6 @@ bool holds_loadgen_run(const fs::path& folder) {
   return false;
 }
 
-bool is_test_folder(std::string_view name) { return name.size() == 6 && name.substr(0, 4) == "TEST"; }
 bool is_run_folder(std::string_view name) { return name.size() > 4 && name.substr(0, 4) == "run_"; }
 
 // The folder `levels` folders above `given`, spelled as `given` is where it names them

@@ -353,5 +353,30 @@ TEST(CliReproducer, AnAccuracyRunOrComplianceTestGivenIsJudgedWithItsScenarioFol
   EXPECT_EQ(nlohmann::json::parse(results.out)["results"].size(), 2u);
 }
 
+// A compliance test given where no scenario folder holds it (the test's folder copied, or its
+// scenario's results/ folder gone) is its own run read on its own: the place its path tells
+// (submitter, system, model), the scenario from its log, and a warning that its verdict needs
+// the scenario's run. Before, the TEST01 folder was read as the scenario and the scenario
+// folder as the model ("no accuracy target for model Server").
+TEST(CliReproducer, AComplianceTestWithoutItsScenarioFolderIsItsOwnRun) {
+  TempDir tmp;
+  const fs::path org = tmp.path() / "inference_results_v5.1/closed/AMD";
+  fs::create_directories(org.parent_path());
+  fs::copy(testing::source_dir() / "data/examples/inference_results_v5.1/closed/AMD", org, fs::copy_options::recursive);
+  const fs::path below = "8xMI325x_2xEPYC-9655/stable-diffusion-xl/Server";
+  fs::remove_all(org / "results" / below);
+  const fs::path test = org / "compliance" / below / "TEST01";
+  for (const fs::path& given : {test, test / "performance/run_1", test / "performance/run_1/mlperf_log_detail.txt"}) {
+    auto r = run_command(binary() + " score " + q(given) + " 2>&1");
+    EXPECT_EQ(r.status, 0) << given << r.out;
+    EXPECT_EQ(r.out.rfind("AMD / 8xMI325x_2xEPYC-9655 / stable-diffusion-xl / Server\n", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("platform   MI325X"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("result     16.2388 Queries/s"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("compliance test TEST01's own run, read on its own"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("accuracy_target"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("note:"), std::string::npos) << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace mlperf

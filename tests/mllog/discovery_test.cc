@@ -175,6 +175,32 @@ TEST(Discovery, APartOfAScenarioFolderStandsForIt) {
   EXPECT_EQ(scenario_folder_part("../accuracy")->folder, fs::path(".."));
 }
 
+// A compliance test's folder read as a scenario folder is that test's own run, read bare.
+TEST(Discovery, AComplianceTestsFolderIsItsOwnRun) {
+  auto run = find_loadgen_run("compliance/sys/model/Server/TEST01", false, true);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(run->compliance_test, "TEST01");
+  EXPECT_TRUE(run->bare);
+  EXPECT_EQ(run->scenario, "");  // from the log
+  EXPECT_EQ(run->scenario_dir, fs::path("compliance/sys/model/Server/TEST01"));
+  EXPECT_EQ(run->run_dir, fs::path("compliance/sys/model/Server/TEST01/performance/run_1"));
+  run = find_loadgen_run("compliance/sys/model/Server/TEST04/performance/run_1", true, false);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(run->compliance_test, "TEST04");
+  EXPECT_TRUE(run->bare);
+  EXPECT_EQ(run->scenario_dir.filename(), "TEST04");
+  // A scenario folder and its run are no test's.
+  run = find_loadgen_run("results/sys/model/Server", false, true);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(run->compliance_test, "");
+  EXPECT_FALSE(run->bare);
+  EXPECT_EQ(run->scenario, "Server");
+  run = find_loadgen_run("results/sys/model/Server/performance/run_1", true, false);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(run->compliance_test, "");
+  EXPECT_EQ(run->scenario, "Server");
+}
+
 TEST(Discovery, RulesetFromTheLastRoundFolderOnThePath) {
   TempDir tmp;
   struct Case {

@@ -29,6 +29,10 @@ struct LoadgenRun {
   std::filesystem::path scenario_dir;  ///< the <model>/<scenario> folder; the run folder when bare
   std::string scenario;           ///< the scenario folder name; "" for a bare folder (from the log)
   bool bare = false;              ///< the logs lie in the folder itself, outside the submission layout
+  /// "TEST01" where the run is a compliance test's own (scenario_dir is that TEST0x folder),
+  /// given where no scenario folder holds it (scenario_folder_part found none): read as a
+  /// bare run, the scenario from its log; its test verdict needs the scenario's run.
+  std::string compliance_test;
 };
 
 /// A folder holding result_*.txt files (training) or a loadgen run (inference, `loadgen`
@@ -143,7 +147,8 @@ std::filesystem::path folder_of_file(const std::filesystem::path& file);
 /// performance/run_1 with a detail or summary log (submission layout: `performance_logs`,
 /// which the caller found), or a folder holding the logs itself (`has_logs`: bare, as a
 /// harness writes them). nullopt otherwise. Touches the file system only to make a path
-/// absolute (the current directory).
+/// absolute (the current directory). A run whose scenario folder would be a compliance test's
+/// folder (TEST0x) is that test's own run: bare, LoadgenRun::compliance_test set.
 std::optional<LoadgenRun> find_loadgen_run(const std::filesystem::path& path, bool has_logs, bool performance_logs);
 
 /// True for folders discovery does not descend into below a given path: compliance test
