@@ -58,6 +58,81 @@ bool is_result_name(std::string_view name) {
   return name.size() > 11 && name.starts_with("result_") && name.ends_with(".txt");
 }
 
+// A compliance test's folder: TEST01, TEST04, ...
+bool is_test_folder(std::string_view name) { return name.size() == 6 && name.substr(0, 4) == "TEST"; }
+
+// True when a folder of the absolute path `absolute` is named `name`.
+bool has_folder_named(std::string_view absolute, std::string_view name) {
+  for (std::size_t at = 0; at < absolute.size();) {
+    std::size_t end = absolute.find('/', at);
+    if (end == std::string_view::npos) end = absolute.size();
+    if (absolute.substr(at, end - at) == name) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
+bool is_directory_path(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+
+bool is_regular_file_path(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+// A folder holding a loadgen run: performance/run_1 with a detail or summary log (submission
+// layout), or the logs themselves (a harness's own folder).
+bool holds_loadgen_run(const fs::path& folder) {
+  for (const char* name : {kDetailLogName, kSummaryLogName}) {
+    if (is_regular_file_path(folder / "performance" / "run_1" / name) || is_regular_file_path(folder / name)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_run_folder(std::string_view name) { return name.size() > 4 && name.substr(0, 4) == "run_"; }
+
+// The folder `levels` folders above `given`, spelled as `given` is where it names them
+// ("a/b/TEST01" → "a/b", "TEST01" → "."), else cut from `absolute` (normal, no trailing '/').
+fs::path folder_above(const fs::path& given, std::size_t levels, const fs::path& absolute) {
+  fs::path p = given.lexically_normal();
+  if (!p.has_filename() && p.has_parent_path()) p = p.parent_path();  // "a/b/" → "a/b"
+  fs::path cut = absolute;
+  for (std::size_t i = 0; i < levels; ++i) cut = cut.parent_path();
+  for (std::size_t i = 0; i < levels; ++i) {
+    const fs::path name = p.filename();
+    if (name.empty() || name == "." || name == "..") return cut;
+    p = p.parent_path();
+  }
+  return p.empty() ? fs::path(".") : p;
+}
+
+
+// For a scenario folder of a compliance tree, <org>/compliance/<system>/<model>/<scenario> at
+// `absolute` (normal) and `path` (as found): the same scenario folder of results/, as text and
+// spelled as `path` is, where it holds a loadgen run. nullopt elsewhere.
+std::optional<std::pair<fs::path, std::string>> results_scenario_of(const fs::path& path, std::string_view absolute) {
+  std::string_view up[5];  // the scenario, model, system and compliance folders, and the org's
+  std::string_view at = absolute;
+  up[0] = at;
+  for (std::size_t i = 1; i < 5; ++i) up[i] = at = path_parent(at);
+  if (path_name(up[3]) != "compliance" || up[4].empty()) return std::nullopt;
+  std::string text(up[4]);
+  if (text.back() != '/') text.push_back('/');
+  text.append("results/").append(path_name(up[2])).append("/").append(path_name(up[1])).append("/").append(
+      path_name(up[0]));
+  if (!holds_loadgen_run(text)) return std::nullopt;
+  const fs::path org = folder_above(path, 4, fs::path(absolute));
+  fs::path spelled = (org == "." ? fs::path("results") : org / "results");
+  spelled /= std::string(path_name(up[2]));
+  spelled /= std::string(path_name(up[1]));
+  spelled /= std::string(path_name(up[0]));
+  return std::make_pair(std::move(spelled), std::move(text));
+}
+
 // The ruleset a path component names: training_vX.Y, training_vX.Y.Z, training_results_vX.Y
 // (the round folders of MLCommons' result repositories), and hpc_vX.Y, hpc_results_vX.Y for
 // MLPerf HPC (usage hpc); the patch number is not used.
@@ -339,6 +414,9 @@ struct WalkNode {
 struct WalkContext {
   std::string glob;
   SystemDescriptions systems;
+  /// The root lies in a submitter's compliance/ tree, where no scenario folder of results/
+  /// holds it (scenario_folder_part): its TEST0x folders are walked into, each its own run.
+  bool in_compliance_tree = false;
 };
 
 // Lists the folder `path` once, with getdents64's d_type: no stat per entry, and names only
@@ -521,6 +599,20 @@ void visit(WalkNode& node, WalkContext& context) {
     node.out.push_back(std::move(dir));
     return;  // a benchmark directory is a leaf
   }
+  // A scenario folder of a compliance tree stands for the scenario folder of results/ that
+  // holds its run: its tests are judged with that run. Without one, its tests are walked
+  // into, each its own run (find_loadgen_run).
+  if (context.in_compliance_tree && !listing.loadgen_logs) {
+    if (auto results = results_scenario_of(path, place.absolute)) {
+      std::optional<LoadgenRun> run = find_loadgen_run(results->first, false, true);
+      BenchmarkDir dir = as_benchmark_dir(run->scenario_dir / "..", {});
+      dir.loadgen = std::move(*run);
+      dir.path = std::move(results->first);
+      dir.absolute_path = std::move(results->second);
+      node.out.push_back(std::move(dir));
+      return;
+    }
+  }
   // An inference scenario folder (or a bare loadgen run) is a leaf too: its model folder
   // tells the system and submitter as a training benchmark folder does.
   const bool performance = std::find(listing.children.begin(), listing.children.end(), "performance") !=
@@ -530,7 +622,7 @@ void visit(WalkNode& node, WalkContext& context) {
       (regular_file_at(fd, "performance/run_1/mlperf_log_detail.txt") ||
        regular_file_at(fd, "performance/run_1/mlperf_log_summary.txt"));
   std::optional<LoadgenRun> run;
-  if (!node.root && performance_logs) {
+  if (!node.root && performance_logs && !is_test_folder(path_name(place.absolute))) {
     // The usual scenario folder of a submission, found by walking: its run's paths are made
     // here without normalizing any (find_loadgen_run does that for what a user gave).
     run.emplace();
@@ -593,7 +685,7 @@ void visit(WalkNode& node, WalkContext& context) {
   }
   node.below.reserve(listing.children.size());
   for (auto& child : listing.children) {
-    if (!is_compliance_folder(child)) node.below.push_back(std::move(child));
+    if (context.in_compliance_tree || !is_compliance_folder(child)) node.below.push_back(std::move(child));
   }
 }
 
@@ -656,6 +748,7 @@ bool BenchmarkDirWalk::next(std::vector<BenchmarkDir>& out, std::vector<Discover
     }
     WalkNode root;
     root.place = Place::of(st.root);
+    st.context.in_compliance_tree = has_folder_named(root.place.absolute, "compliance");
     State::Pending first;
     first.listed = false;
     first.node = std::make_unique<WalkNode>(std::move(root));
@@ -787,8 +880,6 @@ std::vector<BenchmarkDir> find_benchmark_dirs(const fs::path& root, std::vector<
 
 namespace {
 
-bool is_test_folder(std::string_view name) { return name.size() == 6 && name.substr(0, 4) == "TEST"; }
-
 // A compliance test's folder (TEST0x) read as a scenario folder is that test's own run.
 LoadgenRun as_compliance_test_run(LoadgenRun run) {
   std::string name = run.scenario_dir.filename().string();
@@ -835,48 +926,6 @@ std::optional<LoadgenRun> find_loadgen_run(const fs::path& path, bool has_logs, 
   return as_compliance_test_run(std::move(run));
 }
 
-namespace {
-
-bool is_directory_path(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_directory(p, ec);
-}
-
-bool is_regular_file_path(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);
-}
-
-// A folder holding a loadgen run: performance/run_1 with a detail or summary log (submission
-// layout), or the logs themselves (a harness's own folder).
-bool holds_loadgen_run(const fs::path& folder) {
-  for (const char* name : {kDetailLogName, kSummaryLogName}) {
-    if (is_regular_file_path(folder / "performance" / "run_1" / name) || is_regular_file_path(folder / name)) {
-      return true;
-    }
-  }
-  return false;
-}
-
-bool is_run_folder(std::string_view name) { return name.size() > 4 && name.substr(0, 4) == "run_"; }
-
-// The folder `levels` folders above `given`, spelled as `given` is where it names them
-// ("a/b/TEST01" → "a/b", "TEST01" → "."), else cut from `absolute` (normal, no trailing '/').
-fs::path folder_above(const fs::path& given, std::size_t levels, const fs::path& absolute) {
-  fs::path p = given.lexically_normal();
-  if (!p.has_filename() && p.has_parent_path()) p = p.parent_path();  // "a/b/" → "a/b"
-  fs::path cut = absolute;
-  for (std::size_t i = 0; i < levels; ++i) cut = cut.parent_path();
-  for (std::size_t i = 0; i < levels; ++i) {
-    const fs::path name = p.filename();
-    if (name.empty() || name == "." || name == "..") return cut;
-    p = p.parent_path();
-  }
-  return p.empty() ? fs::path(".") : p;
-}
-
-}  // namespace
-
 std::optional<ScenarioFolderPart> scenario_folder_part(const fs::path& given) {
   std::error_code ec;
   fs::path absolute = fs::absolute(given, ec);
@@ -893,14 +942,14 @@ std::optional<ScenarioFolderPart> scenario_folder_part(const fs::path& given) {
   for (std::size_t i = names.size(); i-- > 0;) {
     if (names[i] != "compliance") continue;
     const std::size_t below = names.size() - i - 1;
-    if (below > 3 && !is_test_folder(names[i + 4])) break;
+    // Above the scenario level the walk maps each scenario folder (results_scenario_of).
+    if (below < 3 || (below > 3 && !is_test_folder(names[i + 4]))) break;
     const fs::path org = folder_above(given, below + 1, absolute);
-    const fs::path results_folder = org == "." ? fs::path("results") : org / "results";
-    fs::path results = results_folder;
-    for (std::size_t k = i + 1; k < names.size() && k <= i + 3; ++k) results /= names[k];
-    if (!is_directory_path(results_folder) || !is_directory_path(results)) break;
+    fs::path results = org == "." ? fs::path("results") : org / "results";
+    for (std::size_t k = i + 1; k <= i + 3; ++k) results /= names[k];
+    if (!holds_loadgen_run(results)) break;
     std::string what = below > 3 ? "is compliance test " + names[i + 4] + " of" : "holds the compliance tests of";
-    return ScenarioFolderPart{results, std::move(what)};
+    return ScenarioFolderPart{std::move(results), std::move(what)};
   }
 
   // <scenario>/accuracy, <scenario>/performance[/run_N], <scenario>/TEST0x[/accuracy|performance[/run_N]].

@@ -376,6 +376,26 @@ TEST(CliReproducer, AComplianceTestWithoutItsScenarioFolderIsItsOwnRun) {
     EXPECT_EQ(r.out.find("accuracy_target"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("note:"), std::string::npos) << r.out;
   }
+  // The whole compliance tree: each scenario folder whose run is in results/ is that folder,
+  // judged with its tests; the SDXL Server tests, whose scenario folder is gone, their own runs.
+  auto tree = nlohmann::json::parse(
+      run_command(binary() + " score --format json " + q(org / "compliance") + " 2>/dev/null").out);
+  std::vector<std::string> directories;
+  for (const auto& r : tree["results"]) directories.push_back(r["directory"].get<std::string>());
+  const fs::path results = org / "results";
+  EXPECT_EQ(directories, (std::vector<std::string>{
+                             (results / "8xMI300X_2xEPYC_9575F/llama2-70b-99/Interactive").string(),
+                             (results / "8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline").string(),
+                             (results / "8xMI300X_2xEPYC_9575F/llama2-70b-99/Server").string(),
+                             (results / "8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline").string(),
+                             (test).string(),
+                             (org / "compliance" / below / "TEST04").string(),
+                         }));
+  ASSERT_EQ(tree["results"].size(), 6u);
+  EXPECT_EQ(tree["results"][3]["compliance_tests"].size(), 2u);  // TEST01 and TEST04 of SDXL Offline
+  EXPECT_TRUE(tree["results"][4]["compliance_tests"].is_null());  // a test's own run: no tests judged
+  EXPECT_TRUE(tree["results"][4]["accuracy"].is_null());
+  ASSERT_EQ(tree["results"][4]["warnings"].size(), 1u);
 }
 
 }  // namespace

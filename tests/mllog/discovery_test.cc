@@ -113,7 +113,8 @@ TEST(Discovery, APartOfAScenarioFolderStandsForIt) {
   const fs::path tests = org / "compliance/sys/llama2-70b-99/Offline";
   write_file(tests / "TEST01/performance/run_1/mlperf_log_detail.txt", "");
   write_file(tests / "TEST01/accuracy/accuracy.txt", "");
-  write_file(org / "compliance/sys/llama2-70b-99/Server/TEST01/verify_accuracy.txt", "");  // no results/ for it
+  // A test whose scenario has no folder in results/.
+  write_file(org / "compliance/sys/llama2-70b-99/Server/TEST01/performance/run_1/mlperf_log_detail.txt", "");
   // A harness's own folder: the logs in it, its accuracy run and a test beside them.
   const fs::path harness = root / "runs/offline";
   write_file(harness / "mlperf_log_summary.txt", "");
@@ -137,8 +138,6 @@ TEST(Discovery, APartOfAScenarioFolderStandsForIt) {
            {tests / "TEST01/performance/run_1", scenario, "is compliance test TEST01 of"},
            {tests / "TEST01/accuracy/more", scenario, "is compliance test TEST01 of"},  // all of its tree
            {tests, scenario, "holds the compliance tests of"},
-           {org / "compliance/sys", org / "results/sys", "holds the compliance tests of"},
-           {org / "compliance", org / "results", "holds the compliance tests of"},
            {harness / "accuracy", harness, "is the accuracy run of"},
            {harness / "TEST04", harness, "is compliance test TEST04 of"},
        }) {
@@ -152,6 +151,7 @@ TEST(Discovery, APartOfAScenarioFolderStandsForIt) {
   // and a log (a file: the caller gives its folder).
   for (const fs::path& given :
        {scenario, org / "results", org, org / "compliance/sys/llama2-70b-99/Server/TEST01",
+        org / "compliance/sys", org / "compliance",  // the walk maps each scenario folder below
         root / "other/accuracy", scenario / "TEST09", harness,
         tests / "TEST01/performance/run_1/mlperf_log_detail.txt"}) {
     EXPECT_FALSE(scenario_folder_part(given).has_value()) << given;
@@ -164,7 +164,6 @@ TEST(Discovery, APartOfAScenarioFolderStandsForIt) {
   fs::current_path(org);
   EXPECT_EQ(scenario_folder_part("results/sys/llama2-70b-99/Offline/accuracy")->folder,
             fs::path("results/sys/llama2-70b-99/Offline"));
-  EXPECT_EQ(scenario_folder_part("compliance")->folder, fs::path("results"));
   EXPECT_EQ(scenario_folder_part("compliance/sys/llama2-70b-99/Offline/TEST01/")->folder,
             fs::path("results/sys/llama2-70b-99/Offline"));
   fs::current_path(tests / "TEST01");
@@ -173,6 +172,29 @@ TEST(Discovery, APartOfAScenarioFolderStandsForIt) {
   fs::current_path(scenario / "accuracy");
   EXPECT_EQ(scenario_folder_part(".")->folder, scenario);
   EXPECT_EQ(scenario_folder_part("../accuracy")->folder, fs::path(".."));
+
+  // Walked from a folder of the compliance tree: a scenario folder whose run is in results/
+  // is that scenario folder; one without is walked into, each test its own run.
+  fs::current_path(org);
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs("compliance", errors);
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(dirs.size(), 2u);
+  EXPECT_EQ(dirs[0].path, fs::path("results/sys/llama2-70b-99/Offline"));
+  ASSERT_TRUE(dirs[0].loadgen.has_value());
+  EXPECT_EQ(dirs[0].loadgen->scenario, "Offline");
+  EXPECT_FALSE(dirs[0].loadgen->bare);
+  EXPECT_EQ(dirs[0].system, "sys");
+  EXPECT_EQ(dirs[0].submitter, "Org");
+  EXPECT_EQ(dirs[0].absolute_path, (scenario).string());
+  EXPECT_EQ(dirs[1].path, fs::path("compliance/sys/llama2-70b-99/Server/TEST01"));
+  ASSERT_TRUE(dirs[1].loadgen.has_value());
+  EXPECT_EQ(dirs[1].loadgen->compliance_test, "TEST01");
+  EXPECT_EQ(dirs[1].system, "sys");
+  EXPECT_EQ(dirs[1].submitter, "Org");
+  // The same tree walked from above compliance/: results/ only, as the checker reads it.
+  dirs = find_benchmark_dirs(org / "results", errors);
+  ASSERT_EQ(dirs.size(), 1u);
 }
 
 // A compliance test's folder read as a scenario folder is that test's own run, read bare.

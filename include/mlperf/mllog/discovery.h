@@ -152,7 +152,9 @@ std::filesystem::path folder_of_file(const std::filesystem::path& file);
 std::optional<LoadgenRun> find_loadgen_run(const std::filesystem::path& path, bool has_logs, bool performance_logs);
 
 /// True for folders discovery does not descend into below a given path: compliance test
-/// runs (TEST01…, "compliance") whose logs are not results of their own.
+/// runs (TEST01…, "compliance") whose logs are not results of their own. Below a path that
+/// lies in a compliance/ tree itself it descends into them: each test is then its own run
+/// (find_loadgen_run).
 bool is_compliance_folder(const std::string& name);
 
 /// A folder given on the command line that is part of an MLPerf Inference scenario folder,
@@ -165,11 +167,12 @@ struct ScenarioFolderPart {
 };
 
 /// What a folder given by a user stands for when it is a part of an inference scenario folder:
-///  - <org>/compliance/<system>[/<model>[/<scenario>[/TEST0x[/...]]]] (the submission
-///    checker's layout up to v5.1, where a scenario's compliance tests lie beside results/):
-///    <org>/results/<system>[/<model>[/<scenario>]], when that folder exists. A scenario
+///  - <org>/compliance/<system>/<model>/<scenario>[/TEST0x[/...]] (the submission checker's
+///    layout up to v5.1, where a scenario's compliance tests lie beside results/):
+///    <org>/results/<system>/<model>/<scenario>, when it holds a loadgen run. A scenario
 ///    folder is judged with its compliance tests (inference/compliance_tests.h), so its
-///    report holds the verdict of the test given.
+///    report holds the verdict of the test given. (A folder above the scenario level of a
+///    compliance tree is walked; the walk maps each scenario folder in it the same way.)
 ///  - <scenario>/accuracy, <scenario>/performance[/run_N], <scenario>/TEST0x[/accuracy],
 ///    <scenario>/TEST0x/performance[/run_N] of a scenario folder that holds a loadgen run
 ///    (performance/run_1 with a detail or summary log, or the logs themselves as a harness
