@@ -111,25 +111,41 @@ fs::path folder_above(const fs::path& given, std::size_t levels, const fs::path&
 }
 
 
-// For a scenario folder of a compliance tree, <org>/compliance/<system>/<model>/<scenario> at
-// `absolute` (normal) and `path` (as found): the same scenario folder of results/, as text and
-// spelled as `path` is, where it holds a loadgen run. nullopt elsewhere.
+// A scenario folder <org>/compliance/<system>/<model>/<scenario> of a compliance tree (the
+// submission layout up to v5.1), its folders' names as views of its absolute, normal path.
+struct ComplianceScenario {
+  std::string_view org, system, model, scenario;
+
+  // <org>/results/<system>/<model>/<scenario>: the scenario folder whose tests these are.
+  std::string results() const {
+    std::string text(org);
+    if (text.back() != '/') text.push_back('/');
+    text.append("results/").append(system).append("/").append(model).append("/").append(scenario);
+    return text;
+  }
+};
+
+// The scenario folder of a compliance tree at `absolute` (normal); nullopt for another folder.
+std::optional<ComplianceScenario> compliance_scenario(std::string_view absolute) {
+  const std::string_view model = path_parent(absolute);
+  const std::string_view system = path_parent(model);
+  const std::string_view compliance = path_parent(system);
+  const std::string_view org = path_parent(compliance);
+  if (path_name(compliance) != "compliance" || org.empty()) return std::nullopt;
+  return ComplianceScenario{org, path_name(system), path_name(model), path_name(absolute)};
+}
+
+// For a scenario folder of a compliance tree at `absolute` (normal) and `path` (as found): the
+// same scenario folder of results/, spelled as `path` is and as absolute text, where it holds
+// a loadgen run. nullopt elsewhere.
 std::optional<std::pair<fs::path, std::string>> results_scenario_of(const fs::path& path, std::string_view absolute) {
-  std::string_view up[5];  // the scenario, model, system and compliance folders, and the org's
-  std::string_view at = absolute;
-  up[0] = at;
-  for (std::size_t i = 1; i < 5; ++i) up[i] = at = path_parent(at);
-  if (path_name(up[3]) != "compliance" || up[4].empty()) return std::nullopt;
-  std::string text(up[4]);
-  if (text.back() != '/') text.push_back('/');
-  text.append("results/").append(path_name(up[2])).append("/").append(path_name(up[1])).append("/").append(
-      path_name(up[0]));
+  const std::optional<ComplianceScenario> scenario = compliance_scenario(absolute);
+  if (!scenario) return std::nullopt;
+  std::string text = scenario->results();
   if (!holds_loadgen_run(text)) return std::nullopt;
   const fs::path org = folder_above(path, 4, fs::path(absolute));
-  fs::path spelled = (org == "." ? fs::path("results") : org / "results");
-  spelled /= std::string(path_name(up[2]));
-  spelled /= std::string(path_name(up[1]));
-  spelled /= std::string(path_name(up[0]));
+  fs::path spelled = org == "." ? fs::path("results") : org / "results";
+  for (std::string_view name : {scenario->system, scenario->model, scenario->scenario}) spelled /= std::string(name);
   return std::make_pair(std::move(spelled), std::move(text));
 }
 
@@ -279,14 +295,10 @@ void describe(BenchmarkDir& dir, std::string_view absolute, SystemDescriptions* 
 // layout <org>/compliance/<system>/<model>/<scenario>/TEST0x its model folder tells the
 // system, submitter and system description, as <org>/results/<system>/<model> would.
 void describe_compliance_test(BenchmarkDir& dir, SystemDescriptions* systems) {
-  std::string_view at = dir.absolute_path;
-  std::string_view up[5];  // the scenario, model, system, compliance and org folders
-  for (auto& folder : up) folder = at = path_parent(at);
-  if (path_name(up[3]) != "compliance") return;
-  std::string results(up[4]);
-  if (results.empty() || results.back() != '/') results.push_back('/');
-  results.append("results/").append(path_name(up[2])).append("/").append(path_name(up[1]));
-  describe(dir, results, systems);
+  if (auto scenario = compliance_scenario(path_parent(dir.absolute_path))) {
+    const std::string results = scenario->results();
+    describe(dir, path_parent(results), systems);
+  }
 }
 
 // The benchmark directory at `place` whose result files are `files` (may be empty).
