@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common.h"
+#include "mlperf/mllog/discovery.h"
 #include "mlperf/training/follow.h"
 
 namespace mlperf::cli {
@@ -61,7 +62,33 @@ void print_update(const FollowUpdate& u, bool jsonl) {
   std::fflush(stdout);
 }
 
+// The loadgen log `follow PATH` would watch, where PATH is one or a folder holding its run
+// (the logs themselves, or performance/run_1 of a scenario folder): loadgen logs have no
+// run_start … run_stop to follow. nullopt for anything else.
+std::optional<std::filesystem::path> loadgen_log_at(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  std::error_code ec;
+  if (is_loadgen_log_name(p.filename().native())) return p;
+  if (!fs::is_directory(p, ec)) return std::nullopt;
+  for (const fs::path& folder : {p, p / "performance" / "run_1"}) {
+    for (const char* name : {kDetailLogName, kSummaryLogName}) {
+      if (fs::is_regular_file(folder / name, ec)) return folder / name;
+    }
+  }
+  return std::nullopt;
+}
+
 int run_follow(const FollowArgs& args) {
+  if (auto loadgen = loadgen_log_at(args.path)) {
+    // An MLPerf Inference run: loadgen writes its result when the run ends, and `score`
+    // reads it then. Waiting here for a training run_stop would never end.
+    print_stderr_line(fmt::format(
+        "mlperf-score: {}: a loadgen log (MLPerf Inference): follow watches training logs (run_start to "
+        "run_stop); loadgen writes its result when the run ends, then run: mlperf-score score {}",
+        loadgen->string(), args.path));
+    return kExitInputError;
+  }
   bool ruleset_ok = true;
   std::optional<Ruleset> ruleset = parse_ruleset_option(args.ruleset, ruleset_ok);
   if (!ruleset_ok) return kExitInputError;
@@ -149,7 +176,10 @@ Command add_follow_command(CLI::App& app) {
   cmd->add_option("--interval", args->interval_seconds, "Seconds between reads of the log")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_option("LOG", args->path, "The log, or a folder: its newest *.log / *.txt")->required();
+  cmd->add_option("LOG", args->path,
+                  "The log, or a folder: its newest *.log / *.txt (a training log; a loadgen run is scored "
+                  "with `score` when it ends)")
+      ->required();
   return {cmd, [args] { return run_follow(*args); }};
 }
 

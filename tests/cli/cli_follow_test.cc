@@ -207,5 +207,24 @@ TEST(CliFollow, NoRunStopBeforeTheTimeoutExitsTwo) {
   EXPECT_NE(r.out.find("\"eval_accuracy\":"), std::string::npos);
 }
 
+// A loadgen run (MLPerf Inference) has no run_stop to wait for: `follow` says so at once and
+// names the command that reads its result, instead of waiting for ever.
+TEST(CliFollow, ALoadgenRunIsNoTrainingLogToFollow) {
+  const fs::path scenario = testing::source_dir() /
+                            "data/examples/inference_results_v5.1/closed/AMD/results/8xMI325x_2xEPYC-9655/"
+                            "stable-diffusion-xl/Server";
+  const fs::path run = scenario / "performance/run_1";
+  for (const fs::path& given : {scenario, run, run / "mlperf_log_summary.txt"}) {
+    auto r = run_command(binary() + " follow --interval 0.05 " + q(given) + " 2>&1");
+    EXPECT_EQ(r.status, 2) << given;
+    const fs::path log = given == run / "mlperf_log_summary.txt" ? given : run / "mlperf_log_detail.txt";
+    EXPECT_EQ(r.out, "mlperf-score: " + log.string() +
+                         ": a loadgen log (MLPerf Inference): follow watches training logs (run_start to run_stop); "
+                         "loadgen writes its result when the run ends, then run: mlperf-score score " +
+                         given.string() + "\n")
+        << given;
+  }
+}
+
 }  // namespace
 }  // namespace mlperf
