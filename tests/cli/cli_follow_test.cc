@@ -215,7 +215,8 @@ TEST(CliFollow, ALoadgenRunIsNoTrainingLogToFollow) {
                             "stable-diffusion-xl/Server";
   const fs::path run = scenario / "performance/run_1";
   for (const fs::path& given : {scenario, run, run / "mlperf_log_summary.txt"}) {
-    auto r = run_command(binary() + " follow --interval 0.05 " + q(given) + " 2>&1");
+    // --timeout: a follow that waited for a run_stop would end (exit 2, another message), not hang.
+    auto r = run_command(binary() + " follow --interval 0.05 --timeout 2 " + q(given) + " 2>&1");
     EXPECT_EQ(r.status, 2) << given;
     const fs::path log = given == run / "mlperf_log_summary.txt" ? given : run / "mlperf_log_detail.txt";
     EXPECT_EQ(r.out, "mlperf-score: " + log.string() +
