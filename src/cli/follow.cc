@@ -66,17 +66,9 @@ void print_update(const FollowUpdate& u, bool jsonl) {
 // (the logs themselves, or performance/run_1 of a scenario folder): loadgen logs have no
 // run_start … run_stop to follow. nullopt for anything else.
 std::optional<std::filesystem::path> loadgen_log_at(const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  std::error_code ec;
+  const std::filesystem::path p(path);
   if (is_loadgen_log_name(p.filename().native())) return p;
-  if (!fs::is_directory(p, ec)) return std::nullopt;
-  for (const fs::path& folder : {p, p / "performance" / "run_1"}) {
-    for (const char* name : {kDetailLogName, kSummaryLogName}) {
-      if (fs::is_regular_file(folder / name, ec)) return folder / name;
-    }
-  }
-  return std::nullopt;
+  return loadgen_log_of(p);
 }
 
 int run_follow(const FollowArgs& args) {

@@ -77,21 +77,7 @@ bool is_directory_path(const fs::path& p) {
   return fs::is_directory(p, ec);
 }
 
-bool is_regular_file_path(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);
-}
-
-// A folder holding a loadgen run: performance/run_1 with a detail or summary log (submission
-// layout), or the logs themselves (a harness's own folder).
-bool holds_loadgen_run(const fs::path& folder) {
-  for (const char* name : {kDetailLogName, kSummaryLogName}) {
-    if (is_regular_file_path(folder / "performance" / "run_1" / name) || is_regular_file_path(folder / name)) {
-      return true;
-    }
-  }
-  return false;
-}
+bool holds_loadgen_run(const fs::path& folder) { return loadgen_log_of(folder).has_value(); }
 
 bool is_run_folder(std::string_view name) { return name.size() > 4 && name.substr(0, 4) == "run_"; }
 
@@ -854,6 +840,16 @@ BenchmarkDir given_logs_dir(std::vector<fs::path> files) {
   return dir;
 }
 
+std::optional<fs::path> loadgen_log_of(const fs::path& folder) {
+  std::error_code ec;
+  for (const fs::path& run : {folder, folder / "performance" / "run_1"}) {
+    for (const char* name : {kDetailLogName, kSummaryLogName}) {
+      if (fs::is_regular_file(run / name, ec)) return run / name;
+    }
+  }
+  return std::nullopt;
+}
+
 fs::path folder_of_file(const fs::path& file) {
   return file.parent_path().empty() ? fs::path(".") : file.parent_path();
 }
@@ -956,12 +952,12 @@ std::optional<ScenarioFolderPart> scenario_folder_part(const fs::path& given) {
     const std::size_t below = names.size() - i - 1;
     // Above the scenario level the walk maps each scenario folder (results_scenario_of).
     if (below < 3 || (below > 3 && !is_test_folder(names[i + 4]))) break;
-    const fs::path org = folder_above(given, below + 1, absolute);
-    fs::path results = org == "." ? fs::path("results") : org / "results";
-    for (std::size_t k = i + 1; k <= i + 3; ++k) results /= names[k];
-    if (!holds_loadgen_run(results)) break;
+    fs::path scenario = absolute;
+    for (std::size_t k = 3; k < below; ++k) scenario = scenario.parent_path();
+    auto results = results_scenario_of(folder_above(given, below - 3, absolute), scenario.native());
+    if (!results) break;
     std::string what = below > 3 ? "is compliance test " + names[i + 4] + " of" : "holds the compliance tests of";
-    return ScenarioFolderPart{std::move(results), std::move(what)};
+    return ScenarioFolderPart{std::move(results->first), std::move(what)};
   }
 
   // <scenario>/accuracy, <scenario>/performance[/run_N], <scenario>/TEST0x[/accuracy|performance[/run_N]].

@@ -140,6 +140,11 @@ BenchmarkDir given_logs_dir(std::vector<std::filesystem::path> files);
 /// holding one is a loadgen run, and a path naming one stands for that folder.
 inline bool is_loadgen_log_name(std::string_view name) { return name == kDetailLogName || name == kSummaryLogName; }
 
+/// The loadgen log of the run `folder` holds: its own mlperf_log_detail.txt (else
+/// mlperf_log_summary.txt), as a harness writes them, else that of performance/run_1 (a
+/// scenario folder of a submission). nullopt when it holds none, or `folder` is no folder.
+std::optional<std::filesystem::path> loadgen_log_of(const std::filesystem::path& folder);
+
 /// The folder holding `file` as its path is written: its parent path, "." for a bare name.
 std::filesystem::path folder_of_file(const std::filesystem::path& file);
 
