@@ -31,9 +31,11 @@ const std::vector<std::string> kColumns = {
     "division",       "ruleset",        "score_minutes", "speedup",       "baseline_directory",
     "counted_runs",   "min_minutes",    "median_minutes", "max_minutes",  "cv_minutes",
     "converged_runs", "mean_samples_to_converge", "global_batch_size", "normalization_factor",
-    "rcp_passed",     "passed",         "kind",         "performance_result", "units"};
+    "rcp_passed",     "passed",         "kind",         "performance_result", "units",
+    "scaling",        "number_of_models", "instance_scale", "time_to_train_all_minutes", "throughput"};
 
-// The cells of kColumns; `full` keeps full precision (csv), else figures are rounded.
+// The cells of kColumns; `full` keeps full precision (csv), else figures are rounded. A cell
+// that does not apply to the row's kind is empty.
 std::vector<std::string> cells(const ComparisonRow& r, bool full) {
   auto num = [&](const std::optional<double>& v, const char* spec) {
     if (!v || !std::isfinite(*v)) return std::string();
@@ -43,8 +45,10 @@ std::vector<std::string> cells(const ComparisonRow& r, bool full) {
     // A loadgen result: its figure and speedup; the run, minutes and RCP cells stay empty.
     return {r.benchmark, r.directory, r.submitter, r.system, r.platform, r.division, r.ruleset, "",
             num(r.speedup, "{:.3f}"), r.baseline_directory, "", "", "", "", "", "", "", "", "", "",
-            r.passed ? "true" : "false", "inference", num(r.performance_result, "{:.6g}"), r.units};
+            r.passed ? "true" : "false", "inference", num(r.performance_result, "{:.6g}"), r.units,
+            "", "", "", "", ""};
   }
+  const WeakScalingScore* w = r.weak ? &*r.weak : nullptr;
   return {r.benchmark,
           r.directory,
           r.submitter,
@@ -64,51 +68,89 @@ std::vector<std::string> cells(const ComparisonRow& r, bool full) {
           num(r.mean_samples_to_converge, "{:.2f}"),
           r.global_batch_size ? std::to_string(*r.global_batch_size) : std::string(),
           num(r.normalization_factor, "{:.6f}"),
-          r.rcp_passed ? "true" : "false",
+          r.rcp_passed ? (*r.rcp_passed ? "true" : "false") : "",
           r.passed ? "true" : "false",
           "training",
           "",
-          ""};
+          "",
+          r.scaling,
+          w && w->number_of_models ? std::to_string(*w->number_of_models) : "",
+          w && w->instance_scale ? std::to_string(*w->instance_scale) : "",
+          w ? num(w->time_to_train_all_minutes, "{:.4f}") : "",
+          w ? num(w->throughput, "{:.4f}") : ""};
 }
 
 std::string fixed(const std::optional<double>& v, const char* spec) {
   return v && std::isfinite(*v) ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
 }
 
+// The table of one group: its title line, then a header and a row per directory with the
+// columns of its kind (the time to train and its spread; weak scaling's figures; the
+// inference figure).
+struct GroupTable {
+  std::string unit_note;  ///< what the figures are, after the baseline in the title
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+GroupTable group_table(const Comparison& c, const std::string& group) {
+  GroupTable t;
+  for (const auto& r : c.rows) {
+    if (r.group != group) continue;
+    const std::string submitter = r.submitter.empty() ? "-" : r.submitter;
+    const std::string system = r.system.empty() ? "-" : r.system;
+    const std::string platform = r.platform.empty() ? "unknown" : r.platform;
+    const std::string speedup = r.speedup ? fmt::format("{:.3f}x", *r.speedup) : "-";
+    const std::string cv = r.minutes.cv ? fmt::format("{:.2f}", *r.minutes.cv * 100.0) : "-";
+    if (r.inference) {
+      t.unit_note = "the figure of the official results table";
+      t.header = {"submitter", "system", "platform", "result", "speedup", "verdict"};
+      t.rows.push_back({submitter, system, platform,
+                        r.performance_result ? inference::figure_text(*r.performance_result) + " " + r.units : "-",
+                        speedup, r.passed ? "PASSED" : "FAILED"});
+    } else if (r.weak) {
+      const WeakScalingScore& w = *r.weak;
+      t.unit_note = "throughput in models per minute, times in minutes";
+      t.header = {"submitter", "system",  "platform", "throughput", "speedup", "models", "instance scale",
+                  "time to train all", "min", "median", "max", "CV %"};
+      t.rows.push_back({submitter, system, platform, fixed(w.throughput, "{:.4f}"), speedup,
+                        w.number_of_models ? std::to_string(*w.number_of_models) : "-",
+                        w.instance_scale ? std::to_string(*w.instance_scale) : "-",
+                        fixed(w.time_to_train_all_minutes, "{:.4f}"), fixed(r.minutes.min_minutes, "{:.4f}"),
+                        fixed(r.minutes.median_minutes, "{:.4f}"), fixed(r.minutes.max_minutes, "{:.4f}"), cv});
+    } else {
+      t.unit_note = "score and run times in minutes";
+      t.header = {"submitter", "system", "platform", "score", "speedup", "min", "median", "max", "CV %",
+                  "mean samples to converge", "batch size", "RCP factor"};
+      t.rows.push_back({submitter, system, platform, fixed(r.score_minutes, "{:.2f}"), speedup,
+                        fixed(r.minutes.min_minutes, "{:.4f}"), fixed(r.minutes.median_minutes, "{:.4f}"),
+                        fixed(r.minutes.max_minutes, "{:.4f}"), cv, fixed(r.mean_samples_to_converge, "{:.2f}"),
+                        r.global_batch_size ? std::to_string(*r.global_batch_size) : "-",
+                        fixed(r.normalization_factor, "{:.6f}")});
+    }
+  }
+  return t;
+}
+
 void write_comparison_table(std::ostream& out, const Comparison& c) {
-  const std::vector<std::string> header = {"submitter", "system",     "platform", "score",  "speedup",
-                                           "min",       "median",     "max",      "CV %",   "mean samples to converge",
-                                           "batch size", "RCP factor"};
   bool first_group = true;
-  for (const auto& benchmark : c.benchmarks) {
-    std::vector<std::vector<std::string>> table;
+  for (const auto& group : c.benchmarks) {
     std::string baseline;
     for (const auto& r : c.rows) {
-      if (r.benchmark != benchmark) continue;
-      if (baseline.empty()) baseline = r.baseline_directory;
-      table.push_back({r.submitter.empty() ? "-" : r.submitter,
-                       r.system.empty() ? "-" : r.system,
-                       r.platform.empty() ? "unknown" : r.platform,
-                       r.performance_result ? fmt::format("{:.2f} {}", *r.performance_result, r.units)
-                                            : fixed(r.score_minutes, "{:.2f}"),
-                       r.speedup ? fmt::format("{:.3f}x", *r.speedup) : "-",
-                       fixed(r.minutes.min_minutes, "{:.4f}"),
-                       fixed(r.minutes.median_minutes, "{:.4f}"),
-                       fixed(r.minutes.max_minutes, "{:.4f}"),
-                       r.minutes.cv ? fmt::format("{:.2f}", *r.minutes.cv * 100.0) : "-",
-                       fixed(r.mean_samples_to_converge, "{:.2f}"),
-                       r.global_batch_size ? std::to_string(*r.global_batch_size) : "-",
-                       fmt::format("{:.6f}", r.normalization_factor)});
+      if (r.group == group && !r.baseline_directory.empty()) {
+        baseline = r.baseline_directory;
+        break;
+      }
     }
-    std::vector<std::size_t> width(header.size());
-    for (std::size_t i = 0; i < header.size(); ++i) {
-      width[i] = display_width(header[i]);
-      for (const auto& row : table) width[i] = std::max(width[i], display_width(row[i]));
+    const GroupTable t = group_table(c, group);
+    std::vector<std::size_t> width(t.header.size());
+    for (std::size_t i = 0; i < t.header.size(); ++i) {
+      width[i] = display_width(t.header[i]);
+      for (const auto& row : t.rows) width[i] = std::max(width[i], display_width(row[i]));
     }
     if (!first_group) out << '\n';
     first_group = false;
-    fmt::print(out, "{}   (baseline: {}; score and run times in minutes)\n", benchmark,
-               baseline.empty() ? "none" : baseline);
+    fmt::print(out, "{}   (baseline: {}; {})\n", group, baseline.empty() ? "none" : baseline, t.unit_note);
     auto print_row = [&](const std::vector<std::string>& row) {
       std::string line;
       for (std::size_t i = 0; i < row.size(); ++i) {
@@ -118,9 +160,14 @@ void write_comparison_table(std::ostream& out, const Comparison& c) {
       while (!line.empty() && line.back() == ' ') line.pop_back();
       out << line << '\n';
     };
-    print_row(header);
-    for (const auto& row : table) print_row(row);
+    print_row(t.header);
+    for (const auto& row : t.rows) print_row(row);
   }
+}
+
+// The group a result is compared in (ComparisonRow::group).
+std::string group_of(const DirectoryResult& r) {
+  return r.weak || r.scaling == "weak" ? r.benchmark + " (weak scaling)" : r.benchmark;
 }
 
 }  // namespace
@@ -151,45 +198,61 @@ RunMinutesStats run_minutes_stats(const std::vector<Run>& runs) {
 
 Comparison compare_results(const std::vector<DirectoryResult>& results, std::size_t baseline_count) {
   Comparison c;
-  std::map<std::string, std::size_t> baseline_of;  // benchmark → index of its baseline result
+  std::map<std::string, std::size_t> baseline_of;  // group → index of its baseline result
   for (std::size_t i = 0; i < std::min(baseline_count, results.size()); ++i) {
-    baseline_of.emplace(results[i].benchmark, i);
+    baseline_of.emplace(group_of(results[i]), i);
   }
-  for (const auto& r : results) {
-    if (std::find(c.benchmarks.begin(), c.benchmarks.end(), r.benchmark) == c.benchmarks.end()) {
-      c.benchmarks.push_back(r.benchmark);
+  std::vector<std::string> groups(results.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    groups[i] = group_of(results[i]);
+    if (std::find(c.benchmarks.begin(), c.benchmarks.end(), groups[i]) == c.benchmarks.end()) {
+      c.benchmarks.push_back(groups[i]);
     }
   }
-  for (const auto& benchmark : c.benchmarks) {
+  for (const auto& group : c.benchmarks) {
     for (std::size_t i = 0; i < results.size(); ++i) {
       const DirectoryResult& r = results[i];
-      if (r.benchmark != benchmark) continue;
+      if (groups[i] != group) continue;
       ComparisonRow row;
       row.result_index = i;
       row.directory = r.dir.path.string();
       row.submitter = r.dir.submitter;
       row.system = r.dir.system;
       row.benchmark = r.benchmark;
+      row.group = group;
       row.platform = r.platform.name;
       row.division = r.division;
       row.ruleset = r.ruleset.str();
       row.score_minutes = r.score_minutes;
       row.passed = r.passed;
-      auto base = baseline_of.find(r.benchmark);
-      if (base != baseline_of.end()) {
-        const DirectoryResult& b = results[base->second];
+      auto base = baseline_of.find(group);
+      const DirectoryResult* b = base != baseline_of.end() ? &results[base->second] : nullptr;
+      if (b) {
         row.is_baseline = base->second == i;
-        row.baseline_directory = b.dir.path.string();
-        row.baseline_score_minutes = b.score_minutes;
-        if (b.score_minutes && r.score_minutes && *r.score_minutes > 0) {
-          row.speedup = *b.score_minutes / *r.score_minutes;
-        }
+        row.baseline_directory = b->dir.path.string();
+        row.baseline_score_minutes = b->score_minutes;
       }
       if (r.inference) {
         row.inference = true;
         row.performance_result = r.inference->performance_result;
         row.units = r.inference->units;
-        if (base != baseline_of.end()) row.speedup = inference::speedup(results[base->second], r);
+        if (b) row.speedup = inference::speedup(*b, r);
+        c.rows.push_back(std::move(row));
+        continue;  // no runs, minutes or RCP check
+      }
+      row.scaling = r.scaling;
+      row.weak = r.weak;
+      if (r.weak) {
+        // More models per minute is faster: this throughput over the baseline's.
+        const std::optional<double> mine = r.weak->throughput;
+        const std::optional<double> theirs = b && b->weak ? b->weak->throughput : std::nullopt;
+        if (mine && theirs && *theirs > 0) row.speedup = *mine / *theirs;
+      } else {
+        if (b && b->score_minutes && r.score_minutes && *r.score_minutes > 0) {
+          row.speedup = *b->score_minutes / *r.score_minutes;
+        }
+        if (std::isfinite(r.rcp.normalization_factor)) row.normalization_factor = r.rcp.normalization_factor;
+        if (r.rcp.rcp_case != RcpCase::kNotChecked) row.rcp_passed = r.rcp.passed;
       }
       row.minutes = run_minutes_stats(r.runs);
       double samples = 0;
@@ -201,8 +264,6 @@ Comparison compare_results(const std::vector<DirectoryResult>& results, std::siz
       }
       if (row.converged_runs > 0) row.mean_samples_to_converge = samples / row.converged_runs;
       row.global_batch_size = common_batch_size(r.runs);
-      row.normalization_factor = r.rcp.normalization_factor;
-      row.rcp_passed = r.rcp.passed;
       c.rows.push_back(std::move(row));
     }
   }
@@ -210,11 +271,16 @@ Comparison compare_results(const std::vector<DirectoryResult>& results, std::siz
 }
 
 nlohmann::json to_json(const ComparisonRow& r) {
+  const WeakScalingScore* w = r.weak ? &*r.weak : nullptr;
+  auto count = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
   return {
       {"directory", r.directory},
       {"submitter", json_string_or_null(r.submitter)},
       {"system", json_string_or_null(r.system)},
       {"benchmark", r.benchmark},
+      {"group", r.group},
+      {"kind", r.inference ? "inference" : "training"},
+      {"scaling", json_string_or_null(r.scaling)},
       {"platform", json_string_or_null(r.platform)},
       {"division", r.division},
       {"ruleset", r.ruleset},
@@ -235,8 +301,12 @@ nlohmann::json to_json(const ComparisonRow& r) {
       {"converged_runs", r.converged_runs},
       {"mean_samples_to_converge", json_number_or_null(r.mean_samples_to_converge)},
       {"global_batch_size", r.global_batch_size ? nlohmann::json(*r.global_batch_size) : nlohmann::json()},
-      {"normalization_factor", r.normalization_factor},
-      {"rcp_passed", r.rcp_passed},
+      {"normalization_factor", json_number_or_null(r.normalization_factor)},
+      {"rcp_passed", r.rcp_passed ? nlohmann::json(*r.rcp_passed) : nlohmann::json()},
+      {"number_of_models", w ? count(w->number_of_models) : nlohmann::json()},
+      {"instance_scale", w ? count(w->instance_scale) : nlohmann::json()},
+      {"time_to_train_all_minutes", json_number_or_null(w ? w->time_to_train_all_minutes : std::nullopt)},
+      {"throughput", json_number_or_null(w ? w->throughput : std::nullopt)},
   };
 }
 

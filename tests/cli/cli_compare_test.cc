@@ -93,6 +93,117 @@ TEST(CliCompare, InferenceRowsInCsvCarryTheirFigureNotTrainingCells) {
   EXPECT_TRUE(offline) << r.out;
 }
 
+TEST(CliCompare, InferenceRowsInJsonAndTableCarryNoTrainingFigures) {
+  // An inference row has no RCP check, factor or runs: JSON says null, and its table block
+  // shows the result, speedup and verdict, not a score in minutes beside an RCP factor.
+  const auto v51 = source_dir() / "data/examples/inference_results_v5.1";
+  auto json = run_command(binary() + " compare --format json " + q(v51) + " 2>/dev/null");
+  ASSERT_EQ(json.status, 0) << json.out;
+  auto doc = nlohmann::json::parse(json.out);
+  ASSERT_EQ(doc["rows"].size(), 5u);
+  for (const auto& row : doc["rows"]) {
+    EXPECT_EQ(row["kind"], "inference") << row;
+    EXPECT_EQ(row["group"], row["benchmark"]) << row;
+    EXPECT_TRUE(row["normalization_factor"].is_null()) << row;
+    EXPECT_TRUE(row["rcp_passed"].is_null()) << row;
+    EXPECT_TRUE(row["scaling"].is_null()) << row;
+    EXPECT_TRUE(row["throughput"].is_null()) << row;
+    EXPECT_EQ(row["passed"], true) << row;
+  }
+  auto table = run_command(binary() + " compare " + q(v51) + " 2>/dev/null");
+  ASSERT_EQ(table.status, 0) << table.out;
+  EXPECT_EQ(table.out.find("RCP factor"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("in minutes"), std::string::npos) << table.out;
+  const auto offline = v51 / "closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline";
+  EXPECT_NE(table.out.find("llama2-70b-99/Offline   (baseline: " + offline.string() +
+                           "; the figure of the official results table)\n"
+                           "  submitter  system                 platform            result  speedup  verdict\n"
+                           "  AMD        8xMI300X_2xEPYC_9575F  MI300X    27803.9 Tokens/s   1.000x   PASSED\n"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("  AMD        8xMI325x_2xEPYC-9655  MI325X    18.5856 Samples/s   1.000x   PASSED\n"),
+            std::string::npos)
+      << table.out;
+}
+
+TEST(CliCompare, WeakScalingFoldersAreComparedByThroughputApartFromStrongOnes) {
+  // MLPerf HPC: a weak-scaling folder's figure is models per minute, not a time to train. It
+  // is compared with other weak-scaling folders of its benchmark only: the baseline's weak
+  // deepcam and a copy holding 5 of its 8 models in "deepcam (weak scaling)", the strong
+  // deepcam folder in "deepcam" (no baseline there).
+  const auto hpc = source_dir() / "tests/data/hpc";
+  const auto weak = hpc / "hpc_results_v2.0/HelmholtzAI/results/horeka_gpu_n64_pytorch1.13/weak/deepcam";
+  const auto strong = hpc / "hpc_results_v3.0/Clemson/results/18xR750-2xA100-PCIe-80GB/strong/deepcam";
+  TempDir tmp;
+  const auto copy = tmp.path() / "hpc_results_v2.0/HelmholtzAI/results/FIVE_MODELS/weak/deepcam";
+  std::filesystem::create_directories(copy);
+  for (int i = 1; i <= 5; ++i) {
+    const std::string name = "result_" + std::to_string(i) + ".txt";
+    std::filesystem::copy_file(weak / name, copy / name);
+  }
+  auto r = run_command(binary() + " compare --format json " + q(weak) + " " + q(copy) + " " + q(strong) + " 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["benchmarks"], nlohmann::json({"deepcam (weak scaling)", "deepcam"}));
+  ASSERT_EQ(doc["rows"].size(), 3u);
+  const auto& base = doc["rows"][0];
+  const auto& five = doc["rows"][1];
+  const auto& strong_row = doc["rows"][2];
+
+  // The weak figures are those `score` gives each folder (checked against the official
+  // summarizer by the HPC tests); the speedup is the copy's throughput over the baseline's.
+  auto score_of = [](const std::filesystem::path& dir) {
+    auto s = run_command(binary() + " score --format json " + q(dir) + " 2>/dev/null");
+    return nlohmann::json::parse(s.out)["results"][0];
+  };
+  const auto scored_base = score_of(weak), scored_five = score_of(copy);
+  EXPECT_EQ(base["group"], "deepcam (weak scaling)");
+  EXPECT_EQ(base["scaling"], "weak");
+  EXPECT_EQ(base["is_baseline"], true);
+  EXPECT_EQ(base["number_of_models"], 8);
+  EXPECT_EQ(five["number_of_models"], 5);
+  EXPECT_EQ(base["instance_scale"], 64);
+  EXPECT_EQ(base["throughput"], scored_base["throughput"]);
+  EXPECT_EQ(five["throughput"], scored_five["throughput"]);
+  EXPECT_EQ(five["time_to_train_all_minutes"], scored_five["time_to_train_all_minutes"]);
+  EXPECT_NEAR(base["throughput"].get<double>(), 8 / base["time_to_train_all_minutes"].get<double>(), 1e-12);
+  EXPECT_DOUBLE_EQ(base["speedup"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(five["speedup"].get<double>(),
+                   five["throughput"].get<double>() / base["throughput"].get<double>());
+  EXPECT_NE(five["speedup"].get<double>(), 1.0);
+  for (const auto* row : {&base, &five}) {
+    EXPECT_TRUE((*row)["normalization_factor"].is_null()) << *row;
+    EXPECT_TRUE((*row)["rcp_passed"].is_null()) << *row;
+    EXPECT_TRUE((*row)["score_minutes"].is_null()) << *row;
+  }
+  EXPECT_EQ(strong_row["group"], "deepcam");
+  EXPECT_EQ(strong_row["scaling"], "strong");
+  EXPECT_TRUE(strong_row["speedup"].is_null()) << strong_row;
+  EXPECT_TRUE(strong_row["baseline_directory"].is_null()) << strong_row;
+  EXPECT_TRUE(strong_row["throughput"].is_null()) << strong_row;
+  EXPECT_EQ(strong_row["rcp_passed"], true);
+
+  auto table = run_command(binary() + " compare " + q(weak) + " " + q(copy) + " " + q(strong) + " 2>/dev/null");
+  ASSERT_EQ(table.status, 0) << table.out;
+  EXPECT_EQ(table.out.find("deepcam (weak scaling)   (baseline: " + weak.string() +
+                           "; throughput in models per minute, times in minutes)\n"
+                           "  submitter    system                      platform               throughput  speedup"
+                           "  models  instance scale  time to train all"),
+            0u)
+      << table.out;
+  EXPECT_NE(table.out.find("\ndeepcam   (baseline: none; score and run times in minutes)\n"), std::string::npos)
+      << table.out;
+
+  // CSV: the weak figures in their columns, the RCP cells empty.
+  auto csv = run_command(binary() + " compare --format csv " + q(weak) + " 2>/dev/null");
+  ASSERT_EQ(csv.status, 0) << csv.out;
+  const std::string header = csv.out.substr(0, csv.out.find('\n'));
+  EXPECT_NE(header.find(",scaling,number_of_models,instance_scale,time_to_train_all_minutes,throughput"),
+            std::string::npos)
+      << header;
+  EXPECT_NE(csv.out.find(",,,true,training,,,weak,8,64,"), std::string::npos) << csv.out;
+}
+
 TEST(CliCompare, UsageAndInputErrorsExitTwo) {
   TempDir tmp;
   EXPECT_EQ(run_command(binary() + " compare 2>/dev/null").status, 2);

@@ -151,8 +151,8 @@ TEST_F(CompareExamples, RunSpreadSamplesBatchSizeAndFactor) {
   EXPECT_EQ(lora.converged_runs, 10);
   EXPECT_DOUBLE_EQ(*lora.mean_samples_to_converge, 3187.2);
   EXPECT_EQ(*lora.global_batch_size, 8);
-  EXPECT_NEAR(lora.normalization_factor, 1.0033670033670032, 1e-15);
-  EXPECT_TRUE(lora.rcp_passed);
+  EXPECT_NEAR(lora.normalization_factor.value(), 1.0033670033670032, 1e-15);
+  EXPECT_EQ(lora.rcp_passed, std::optional<bool>(true));
   // The slow copy: every run time doubled, CV unchanged.
   const ComparisonRow& slow = c.rows[1];
   EXPECT_DOUBLE_EQ(*slow.minutes.min_minutes, 2 * *lora.minutes.min_minutes);
@@ -167,7 +167,7 @@ TEST_F(CompareExamples, RunSpreadSamplesBatchSizeAndFactor) {
   EXPECT_NEAR(*l8b.minutes.cv, 0.04495837641110675, 1e-12);
   EXPECT_DOUBLE_EQ(*l8b.mean_samples_to_converge, 179372.8);
   EXPECT_EQ(*l8b.global_batch_size, 32);
-  EXPECT_NEAR(l8b.normalization_factor, 1.004011735824202, 1e-15);
+  EXPECT_NEAR(l8b.normalization_factor.value(), 1.004011735824202, 1e-15);
 }
 
 TEST_F(CompareExamples, JsonCsvMarkdownAndTable) {

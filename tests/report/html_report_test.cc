@@ -115,6 +115,18 @@ TEST(Html, EveryCommandWritesHtml) {
   auto r = run_command(fmt::format("{} compare --format html {} 2>/dev/null", MLPERF_SCORE_BINARY, examples));
   EXPECT_TRUE(r.out.starts_with("<!DOCTYPE html>"));
   EXPECT_EQ(count(r.out, "<canvas data-c="), 2u);  // one per benchmark
+
+  // MLPerf HPC: a weak-scaling folder is charted by its throughput, in a group of its own,
+  // with no RCP factor; the strong folder of the same benchmark in another.
+  const auto hpc = source_dir() / "tests/data/hpc";
+  const auto weak = hpc / "hpc_results_v2.0/HelmholtzAI/results/horeka_gpu_n64_pytorch1.13/weak/deepcam";
+  const auto strong = hpc / "hpc_results_v3.0/Clemson/results/18xR750-2xA100-PCIe-80GB/strong/deepcam";
+  auto h = run_command(fmt::format("{} compare --format html '{}' '{}' 2>/dev/null", MLPERF_SCORE_BINARY, weak.string(),
+                                   strong.string()));
+  EXPECT_EQ(count(h.out, "<canvas data-c="), 2u);
+  EXPECT_NE(h.out.find("<h2>deepcam (weak scaling)</h2>"), std::string::npos);
+  EXPECT_NE(h.out.find("<h2>deepcam</h2>"), std::string::npos);
+  EXPECT_NE(h.out.find("<td class=\"n\">0.334193</td><td>models/minute</td><td class=\"n\">1.000</td>"), std::string::npos) << h.out;
 }
 
 TEST(Html, SummarizeChartsEachBenchmarkAndEachDirectory) {

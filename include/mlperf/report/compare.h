@@ -39,7 +39,12 @@ struct ComparisonRow {
   std::string directory;
   std::string submitter;
   std::string system;
-  std::string benchmark;  ///< DirectoryResult::benchmark: rows are grouped by it
+  std::string benchmark;  ///< DirectoryResult::benchmark ("<model>/<scenario>" for inference)
+  /// The rows compared with each other, and their baseline: the benchmark, with
+  /// " (weak scaling)" added for an MLPerf HPC weak-scaling folder, whose figure is a
+  /// throughput in models per minute and is never set beside a time to train.
+  std::string group;
+  std::string scaling;            ///< training: "strong" or "weak" (MLPerf HPC weak/); inference: ""
   std::string platform;   ///< submission platform tag ("" when unknown)
   std::string division;
   std::string ruleset;    ///< "X.Y.Z"
@@ -50,12 +55,16 @@ struct ComparisonRow {
   std::optional<double> performance_result;
   std::string units;
   bool inference = false;  ///< a loadgen result: the run, RCP and minutes fields do not apply
+  /// Weak scaling only: the official summarizer's figures (number of models, instance
+  /// scale, time to train all in minutes, throughput in models per minute).
+  std::optional<WeakScalingScore> weak;
   bool passed = false;
-  bool is_baseline = false;               ///< this row is its benchmark's baseline
-  std::string baseline_directory;         ///< "" when no baseline directory has this benchmark
+  bool is_baseline = false;               ///< this row is its group's baseline
+  std::string baseline_directory;         ///< "" when no baseline directory is of this group
   std::optional<double> baseline_score_minutes;
-  /// baseline score / this score: 2.0 means this directory trains twice as fast as the
-  /// baseline. nullopt when either score is missing.
+  /// How much better than the baseline, 2.0 meaning twice as good: baseline score / this
+  /// score (training), this throughput / the baseline's (weak scaling), as
+  /// `performance_result` says (inference). nullopt when either figure is missing.
   std::optional<double> speedup;
   RunMinutesStats minutes;
   int converged_runs = 0;  ///< runs that converged (scoring.md §4.1)
@@ -65,30 +74,36 @@ struct ComparisonRow {
   /// The global batch size (samples) every run that logged one agrees on; nullopt when no
   /// run logged it or the runs disagree (the RCP check then fails, §4.1).
   std::optional<long long> global_batch_size;
-  double normalization_factor = 1.0;  ///< RCP normalization factor (§4.6)
-  bool rcp_passed = false;
+  /// RCP normalization factor (§4.6); nullopt where no RCP check applies (inference, weak
+  /// scaling) or it has no value (no olympic mean).
+  std::optional<double> normalization_factor;
+  /// The RCP check's verdict (§4.6); nullopt where none applies or it was not run.
+  std::optional<bool> rcp_passed;
 };
 
-/// A comparison: rows grouped by benchmark.
+/// A comparison: rows grouped by ComparisonRow::group.
 struct Comparison {
-  std::vector<std::string> benchmarks;  ///< groups, in order of first appearance
-  std::vector<ComparisonRow> rows;      ///< grouped by benchmark; input order within a group
+  std::vector<std::string> benchmarks;  ///< the groups, in order of first appearance
+  std::vector<ComparisonRow> rows;      ///< grouped; input order within a group
 };
 
 /// Builds the comparison of `results`. The first `baseline_count` results are the baseline
-/// directories: for each benchmark, the first of them with that benchmark is the baseline
-/// of every row of that benchmark (including itself, speedup 1). Benchmarks without a
-/// baseline directory get no speedup. Never throws.
+/// directories: for each group (a benchmark; its weak-scaling folders apart), the first of
+/// them in that group is the baseline of every row of the group (including itself,
+/// speedup 1). Groups without a baseline directory get no speedup. Never throws.
 Comparison compare_results(const std::vector<DirectoryResult>& results, std::size_t baseline_count);
 
-/// One row as JSON (full precision; missing figures are null): directory, submitter, system,
-/// benchmark, platform, division, ruleset, score_minutes, passed, is_baseline,
+/// One row as JSON (full precision; missing figures, and those that do not apply to its kind,
+/// are null): directory, submitter, system, benchmark, group, kind, scaling, platform,
+/// division, ruleset, score_minutes, performance_result, units, passed, is_baseline,
 /// baseline_directory, baseline_score_minutes, speedup, counted_runs, min_minutes,
 /// median_minutes, max_minutes, mean_minutes, cv_minutes, converged_runs,
-/// mean_samples_to_converge, global_batch_size, normalization_factor, rcp_passed.
+/// mean_samples_to_converge, global_batch_size, normalization_factor, rcp_passed,
+/// number_of_models, instance_scale, time_to_train_all_minutes, throughput.
 nlohmann::json to_json(const ComparisonRow& row);
 
-/// Writes the comparison in `format`: table (one block per benchmark, for people), json
+/// Writes the comparison in `format`: table (one block per group, for people, with the
+/// columns of its kind: time to train, weak scaling or the inference figure), json
 /// ({"benchmarks": [...], "rows": [...]}, full precision), csv and markdown (one row per
 /// directory, figures rounded in markdown, full precision in csv).
 void write_comparison(std::ostream& out, const Comparison& comparison, ReportFormat format);

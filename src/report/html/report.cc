@@ -352,29 +352,33 @@ std::string summary_report(const Summary& summary, const std::vector<DirectoryRe
 std::string comparison_report(const Comparison& c) {
   Page page("mlperf-score comparison");
   page.raw("<h1>mlperf-score comparison</h1>");
-  for (const auto& benchmark : c.benchmarks) {
+  for (const auto& group : c.benchmarks) {
     json labels = json::array(), values = json::array(), codes = json::array(), lines = json::array();
-    Table table({"directory", "score", "units", "speedup", "counted runs", "min", "median", "max", "cv",
+    Table table({"directory", "figure", "units", "speedup", "counted runs", "min", "median", "max", "cv",
                  "converged", "mean samples to converge", "batch size", "normalization factor", "RCP"});
     std::string units;
     for (const auto& row : c.rows) {
-      if (row.benchmark != benchmark) continue;
-      const std::optional<double> figure = row.performance_result ? row.performance_result : row.score_minutes;
-      units = row.performance_result ? row.units : "minutes";
+      if (row.group != group) continue;
+      // The group's figure: the inference result, weak scaling's throughput, else the score.
+      const std::optional<double> figure = row.performance_result ? row.performance_result
+                                           : row.weak              ? row.weak->throughput
+                                                                   : row.score_minutes;
+      units = row.inference ? row.units : row.weak ? "models/minute" : "minutes";
       labels.push_back(who(row.submitter, row.system) + (row.is_baseline ? " (baseline)" : ""));
       values.push_back(compact_or_null(figure));
       codes.push_back(row.is_baseline ? "p" : row.passed ? "c" : "d");
-      if (row.is_baseline && row.score_minutes && lines.empty()) lines.push_back({"baseline", compact(*row.score_minutes)});
+      if (row.is_baseline && figure && lines.empty()) lines.push_back({"baseline", compact(*figure)});
       table.row({escape(row.directory) + (row.is_baseline ? " (baseline)" : ""), num(figure, "{:.6g}"), escape(units),
                  num(row.speedup, "{:.3f}"), std::to_string(row.minutes.counted_runs), num(row.minutes.min_minutes, "{:.2f}"),
                  num(row.minutes.median_minutes, "{:.2f}"), num(row.minutes.max_minutes, "{:.2f}"),
                  num(row.minutes.cv, "{:.4f}"), std::to_string(row.converged_runs),
                  num(row.mean_samples_to_converge, "{:.6g}"),
                  row.global_batch_size ? std::to_string(*row.global_batch_size) : "-",
-                 fmt::format("{}", row.normalization_factor), verdict(row.rcp_passed, "passed", "failed")});
+                 row.normalization_factor ? fmt::format("{}", *row.normalization_factor) : "-",
+                 row.rcp_passed ? verdict(*row.rcp_passed, "passed", "failed") : "-"});
     }
-    page.raw("<section class=\"dir\"><h2>" + escape(benchmark) + "</h2><div class=\"grid\">");
-    page.chart(benchmark + " (green: baseline)",
+    page.raw("<section class=\"dir\"><h2>" + escape(group) + "</h2><div class=\"grid\">");
+    page.chart(group + " (green: baseline)",
                {{"k", "bar"}, {"l", labels}, {"v", values}, {"c", codes}, {"h", lines}, {"y", units}, {"hz", true}},
                table.str());
     page.raw("</div></section>");
