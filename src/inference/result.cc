@@ -106,6 +106,14 @@ std::string InferenceRules::model_of(const std::string& folder) const {
   return folder;
 }
 
+bool InferenceRules::knows_model(const std::string& folder) const {
+  for (const auto& [name, r] : rounds) {
+    if (r.model_result_keys.count(folder) || r.offline_min_samples_per_query.count(folder)) return true;
+  }
+  return std::any_of(model_aliases.begin(), model_aliases.end(),
+                     [&](const auto& alias) { return folder.rfind(alias.first, 0) == 0; });
+}
+
 InferenceRules InferenceRules::load(const fs::path& file) {
   std::ifstream in = open_input_file(file);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot read inference rules", file.string()));

@@ -243,23 +243,53 @@ LoadgenLog read_run_log(const LoadgenRun& run, const InferenceData& inf, Directo
   return log;
 }
 
-// The model folder: the benchmark's name, or for a bare run the nearest folder a round knows.
-std::string model_of_run(const BenchmarkDir& dir, const LoadgenRun& run, const InferenceRules& rules) {
-  std::string model = dir.benchmark_name;
-  if (run.bare) {
-    // Outside the layout the folder names may still name the model (…/llama2-70b-99/Offline/).
-    model.clear();
-    for (fs::path p = fs::absolute(dir.path).lexically_normal(); p.has_relative_path(); p = p.parent_path()) {
-      std::string name = p.filename().string();
-      if (rules.model_of(name) != name || std::any_of(rules.rounds.begin(), rules.rounds.end(), [&](const auto& r) {
-            return r.second.offline_min_samples_per_query.count(name) > 0;
-          })) {
-        model = name;
-        break;
-      }
+// A run of one's own: its logs lie in a folder of their own (bare), or its scenario folder is
+// not <org>/results/<system>/<model>/<scenario>. Only the run is judged there, not how a
+// submission packs it: the accuracy run and compliance tests where they are beside it, no
+// file lists, no submission rules.
+bool outside_submission_layout(const BenchmarkDir& dir) { return dir.loadgen->bare || dir.submitter.empty(); }
+
+// The model folder: the benchmark's name, or for a run outside the submission layout the
+// nearest folder a round knows.
+std::string model_of_run(const BenchmarkDir& dir, const InferenceRules& rules) {
+  if (!outside_submission_layout(dir)) return dir.benchmark_name;
+  // Outside the layout the folder names may still name the model (…/llama2-70b-99/Offline/).
+  for (fs::path p = fs::absolute(dir.path).lexically_normal(); p.has_relative_path(); p = p.parent_path()) {
+    std::string name = p.filename().string();
+    if (rules.knows_model(name)) return name;
+  }
+  return "";
+}
+
+// The scenario: the scenario folder's name in the submission layout; outside it, that name
+// where it names a scenario (…/Offline/), else the scenario loadgen logged.
+std::string scenario_of_run(const BenchmarkDir& dir, const InferenceRules& rules, const LoadgenLog& log) {
+  const LoadgenRun& run = *dir.loadgen;
+  if (!run.scenario.empty() &&
+      (!outside_submission_layout(dir) || rules.scenario_names.count(to_lower_copy(run.scenario)))) {
+    return run.scenario;
+  }
+  return log.text("effective_scenario").value_or(run.scenario);
+}
+
+// A run of one's own whose path names no model is read with its scenario's own key and no
+// model's rules: the warning says so, and what the log holds beside it.
+void warn_model_unknown(DirectoryResult& out, const InferenceResult& result, const BenchmarkDir& dir,
+                        const InferenceRules& rules, const LoadgenLog& log) {
+  if (!outside_submission_layout(dir) || rules.knows_model(result.model)) return;
+  std::string also;
+  for (const char* key : {"result_tokens_per_second", "result_completed_tokens_per_second"}) {
+    if (key == result.metric) continue;
+    if (auto v = log.number(key)) {
+      also = fmt::format("; the log also holds {} = {} (line {})", key, figure_text(*v), log.line(key));
+      break;
     }
   }
-  return model;
+  out.warnings.push_back(fmt::format(
+      "{}: no folder of its path names a model the rules know, so the figure is the {} scenario's own key ({}) and "
+      "no model's accuracy target or compliance test applies{}; put the run in a folder named after its model "
+      "(…/<model>/<scenario>/, e.g. llama2-70b-99/Offline)",
+      dir.loadgen->scenario_dir.string(), result.scenario, result.metric.empty() ? "none" : result.metric, also));
 }
 
 // The round whose rules apply and where it came from.
@@ -283,9 +313,11 @@ RunRound round_of_run(const BenchmarkDir& dir, const InferenceRules& rules, cons
 }
 
 // Platform: the system description's accelerator (and its network-mode rule), else the system
-// folder name; an unreadable system description is a warning.
+// folder name (outside the submission layout only where it names a known platform: there it
+// is any folder's name); with --probe, this node's GPUs where neither names one. An
+// unreadable system description is a warning.
 void tag_system(DirectoryResult& out, InferenceResult& result, const BenchmarkDir& dir, const InferenceData& inf,
-                const DataContext& data, const LoadgenLog& log) {
+                const DataContext& data, const LoadgenLog& log, const ScoreOptions& options) {
   if (dir.system_description) {
     try {
       const SystemDescription& system = inf.system_of(*dir.system_description);
@@ -297,7 +329,11 @@ void tag_system(DirectoryResult& out, InferenceResult& result, const BenchmarkDi
       out.warnings.push_back(e.what());
     }
   }
-  out.platform = tag_platform(data.platforms(), out.accelerator_model_name, {dir.system});
+  std::vector<std::string> named;
+  if (!outside_submission_layout(dir) || data.platforms().match(dir.system)) named.push_back(dir.system);
+  out.platform = tag_platform(data.platforms(), out.accelerator_model_name, named);
+  apply_probed_platform(out, options,
+                        out.platform.source == "log" ? "the system name says" : "the system description says");
 }
 
 // The published figure for the round, model, scenario and system (else platform), and the
@@ -332,9 +368,10 @@ void compare_with_published(DirectoryResult& out, InferenceResult& result, const
 // The accuracy run beside the performance run (<scenario>/accuracy/), judged for the mlperf
 // model the folder stands for (open division: model_mapping.json). A run outside the
 // submission layout without an accuracy folder is not judged (a warning says so).
-void judge_accuracy_run(DirectoryResult& out, InferenceResult& result, const LoadgenRun& run, const InferenceData& inf) {
+void judge_accuracy_run(DirectoryResult& out, InferenceResult& result, const LoadgenRun& run, bool own_run,
+                        const InferenceData& inf) {
   const fs::path accuracy_dir = run.scenario_dir / "accuracy";
-  if (run.bare && !listed_is_directory(accuracy_dir)) {
+  if (own_run && !listed_is_directory(accuracy_dir)) {
     out.warnings.push_back(fmt::format("{}: no accuracy folder; the accuracy run is not judged", run.scenario_dir.string()));
     return;
   }
@@ -370,12 +407,12 @@ void judge_accuracy_run(DirectoryResult& out, InferenceResult& result, const Loa
 // (mlperf_log_accuracy.json, mlperf_log_trace.json, results.json, .gitkeep allowed;
 // check_results_dir's files_diff), and a log whose MLLOG lines all parse (the checker's strict
 // parser raises on one that does not, and the run is invalid).
-void judge_run_folder(InferenceResult& result, const LoadgenRun& run, const LoadgenLog& log) {
+void judge_run_folder(InferenceResult& result, const LoadgenRun& run, bool own_run, const LoadgenLog& log) {
   auto add = [&](ValidityCheck c) {
     result.valid = result.valid && c.passed;
     result.checks.push_back(std::move(c));
   };
-  if (!run.bare) {
+  if (!own_run) {
     FilesDiff d = files_diff(run.run_dir, {std::string(kSummaryLogName), std::string(kDetailLogName)},
                              {"mlperf_log_accuracy.json"});
     add({"performance_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}},
@@ -397,7 +434,7 @@ void judge_run_folder(InferenceResult& result, const LoadgenRun& run, const Load
 // The compliance tests the round's checker asks of the folder's model (closed and network
 // divisions). Outside the submission layout they are judged only where the run folder holds
 // TEST0x folders; otherwise a warning names the tests not judged.
-void judge_compliance_run(DirectoryResult& out, InferenceResult& result, const LoadgenRun& run,
+void judge_compliance_run(DirectoryResult& out, InferenceResult& result, const LoadgenRun& run, bool own_run,
                           const InferenceData& inf) {
   const std::string division = out.division.empty() ? "closed" : out.division;
   if (division == "open") return;
@@ -411,7 +448,7 @@ void judge_compliance_run(DirectoryResult& out, InferenceResult& result, const L
   // The round's rules as they are; a copy only where a bare run keeps its tests beside it.
   const RoundComplianceRules* rules = &cr->second;
   std::optional<RoundComplianceRules> beside_the_run;
-  if (run.bare) {
+  if (own_run) {
     // A run of one's own: its TEST0x folders beside the logs, when there are any.
     bool any = false;
     for (const auto& t : tests->second) any = any || listed_is_directory(run.scenario_dir / t);
@@ -573,9 +610,10 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     const InferenceData& inf = data.inference();
     const InferenceRules& rules = inf.rules;
     LoadgenLog log = read_run_log(run, inf, out);
-    const std::string model = model_of_run(dir, run, rules);
+    const std::string model = model_of_run(dir, rules);
     const RunRound round = round_of_run(dir, rules, log);
-    std::string scenario = run.scenario.empty() ? log.text("effective_scenario").value_or("") : run.scenario;
+    const std::string scenario = scenario_of_run(dir, rules, log);
+    const bool own_run = outside_submission_layout(dir);
     auto result = std::make_shared<InferenceResult>(
         score_loadgen_run(log, rules, round.round, model, scenario, out.division.empty() ? "closed" : out.division));
     result->round_source = round.source;
@@ -583,18 +621,19 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     if (auto version = Ruleset::parse(std::string_view(result->round).substr(1))) out.ruleset = *version;
     out.ruleset_source = round.source;
     // Summaries and comparisons group by this: one column per model and scenario.
-    out.benchmark = result->model + "/" + result->scenario;
+    out.benchmark = result->model.empty() ? result->scenario : result->model + "/" + result->scenario;
 
     for (const auto& w : result->warnings) out.warnings.push_back(w);
     warn_not_a_performance_run(out, log);
+    warn_model_unknown(out, *result, dir, rules, log);
     std::optional<FolderListings::Use> listings;
     use_tree_listings(dir, scenario_dir, out, result->round, inf, listings);
-    judge_run_folder(*result, run, log);
-    tag_system(out, *result, dir, inf, data, log);
+    judge_run_folder(*result, run, own_run, log);
+    tag_system(out, *result, dir, inf, data, log, options);
     compare_with_published(out, *result, dir, inf, options);
     if (run.compliance_test.empty()) {
-      judge_accuracy_run(out, *result, run, inf);
-      judge_compliance_run(out, *result, run, inf);
+      judge_accuracy_run(out, *result, run, own_run, inf);
+      judge_compliance_run(out, *result, run, own_run, inf);
     } else {
       // A test's verdict compares its run with the scenario's (scenario_folder_part finds
       // that folder where there is one): alone, only its own run is judged.

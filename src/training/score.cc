@@ -321,21 +321,7 @@ void tag_directory_platform(const BenchmarkDir& dir, const DataContext& data, co
     }
   }
   out.platform = tag_platform(data.platforms(), out.accelerator_model_name, logged_platforms);
-  if (!options.probed_platform) return;
-  const PlatformTag& probed = *options.probed_platform;
-  const char* who = out.platform.source == "log" ? "the logs say" : "the system description says";
-  // A system description naming another accelerator (e.g. an NVIDIA GPU) is a platform
-  // too: it keeps its tag. Placeholders and system names in the logs give way to the probe.
-  bool named_elsewhere = !out.platform.known && out.platform.source == "system description";
-  if (!out.platform.known && !named_elsewhere) {
-    if (!out.platform.name.empty()) {
-      out.warnings.push_back(fmt::format("{} \"{}\", not a known platform; tagged {} from this node (probe)", who,
-                                         out.platform.name, probed.name));
-    }
-    out.platform = probed;
-  } else if (out.platform.name != probed.name) {  // known, or named by the system description
-    out.warnings.push_back(fmt::format("{} {} but this node holds {} (probe)", who, out.platform.name, probed.name));
-  }
+  apply_probed_platform(out, options, out.platform.source == "log" ? "the logs say" : "the system description says");
 }
 
 // What the olympic mean step found beside DirectoryResult's own fields.
@@ -670,6 +656,23 @@ SummarizerRules with_compliance_rules(const std::vector<BenchmarkDir>& dirs, con
 }
 
 }  // namespace
+
+void apply_probed_platform(DirectoryResult& out, const ScoreOptions& options, const std::string& named_by) {
+  if (!options.probed_platform) return;
+  const PlatformTag& probed = *options.probed_platform;
+  // A system description naming another accelerator (e.g. an NVIDIA GPU) is a platform
+  // too: it keeps its tag. Placeholders and system names give way to the probe.
+  bool named_elsewhere = !out.platform.known && out.platform.source == "system description";
+  if (!out.platform.known && !named_elsewhere) {
+    if (!out.platform.name.empty()) {
+      out.warnings.push_back(fmt::format("{} \"{}\", not a known platform; tagged {} from this node (probe)", named_by,
+                                         out.platform.name, probed.name));
+    }
+    out.platform = probed;
+  } else if (out.platform.name != probed.name) {  // known, or named by the system description
+    out.warnings.push_back(fmt::format("{} {} but this node holds {} (probe)", named_by, out.platform.name, probed.name));
+  }
+}
 
 bool ComplianceNeeds::covers(const ComplianceNeeds& other) const {
   if (guessed) return true;

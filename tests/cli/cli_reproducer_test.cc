@@ -398,5 +398,81 @@ TEST(CliReproducer, AComplianceTestWithoutItsScenarioFolderIsItsOwnRun) {
   ASSERT_EQ(tree["results"][4]["warnings"].size(), 1u);
 }
 
+// An inference run of one's own, outside <org>/results/<system>/<model>/<scenario>: the run
+// is judged (its figure, validity, the accuracy run and compliance tests where they lie beside
+// it), not how a submission packs it; a folder name is no platform, and --probe tags one.
+TEST(CliReproducer, AnInferenceRunOfOnesOwnIsJudgedAsARunNotAsAPackage) {
+  TempDir tmp;
+  const fs::path amd = testing::source_dir() / "data/examples/inference_results_v5.1/closed/AMD";
+  const fs::path offline = amd / "results/8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline";
+  const fs::path own = tmp.path() / "node1/llama2-70b-99/Offline";
+  fs::create_directories(own / "performance");
+  fs::copy(offline / "performance/run_1", own / "performance/run_1", fs::copy_options::recursive);
+  testing::write_file(own / "performance/run_1/harness.log", "the harness's own output\n");
+
+  int status = -1;
+  auto r = score_json(q(own), status);
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(r["model"], "llama2-70b-99");
+  EXPECT_EQ(r["scenario"], "Offline");
+  EXPECT_NEAR(r["performance_result"].get<double>(), 27803.9, 1e-9);
+  EXPECT_EQ(r["units"], "Tokens/s");
+  EXPECT_EQ(r["valid"], true) << r;
+  EXPECT_TRUE(r["platform"].is_null()) << r;  // "node1" is a folder, not a platform
+  EXPECT_TRUE(r["accuracy"].is_null()) << r;
+  EXPECT_TRUE(r["compliance_tests"].is_null()) << r;
+  for (const auto& c : r["checks"]) EXPECT_NE(c["name"], "performance_files") << c;  // no file list asked
+  const std::string warnings = r["warnings"].dump();
+  EXPECT_NE(warnings.find("no accuracy folder; the accuracy run is not judged"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("compliance tests TEST06 not judged (no TEST0x folder beside the run)"), std::string::npos)
+      << warnings;
+  EXPECT_EQ(run_command(binary() + " check " + q(own) + " >/dev/null 2>&1").status, 0);
+
+  // The accuracy run and TEST06 beside it are judged, as in a submission.
+  fs::copy(offline / "accuracy", own / "accuracy", fs::copy_options::recursive);
+  fs::copy(amd / "compliance/8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline/TEST06", own / "TEST06",
+           fs::copy_options::recursive);
+  r = score_json(q(own), status);
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(r["valid"], true) << r;
+  EXPECT_EQ(r["accuracy"]["column"], "ROUGE1: 44.4465  ROUGE2: 22.0638  ROUGEL: 28.625  TOKENS_PER_SAMPLE: 301.1");
+  ASSERT_EQ(r["compliance_tests"].size(), 1u) << r;
+  EXPECT_EQ(r["compliance_tests"][0]["test"], "TEST06");
+  EXPECT_EQ(r["compliance_tests"][0]["valid"], true);
+
+  // With --probe, this node's GPUs tag the run, and the published figure is found.
+  auto probed = run_command("env MLPERF_SCORE_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 "
+                            "MLPERF_SCORE_HIP_LIBRARY=/nonexistent/libamdhip64.so " +
+                            binary() + " score --format json --probe --sysfs-root " +
+                            q(testing::source_dir() / "tests/data/sysfs/mi300x") + " " + q(own) + " 2>/dev/null");
+  EXPECT_EQ(probed.status, 0);
+  auto p = nlohmann::json::parse(probed.out)["results"][0];
+  EXPECT_EQ(p["platform"], "MI300X");
+  EXPECT_NEAR(p["expected"]["published"].get<double>(), 27803.9, 1e-9) << p;
+  EXPECT_EQ(p["expected"]["within_tolerance"], true) << p;
+
+  // A scenario folder named by the harness (offline_b2): the scenario loadgen logged.
+  const fs::path named = tmp.path() / "node1/llama2-70b-99/offline_b2";
+  fs::create_directories(named / "performance");
+  fs::copy(offline / "performance/run_1", named / "performance/run_1", fs::copy_options::recursive);
+  r = score_json(q(named), status);
+  EXPECT_EQ(r["model"], "llama2-70b-99");
+  EXPECT_EQ(r["scenario"], "Offline");
+  EXPECT_NEAR(r["performance_result"].get<double>(), 27803.9, 1e-9);
+
+  // The logs alone, in a folder no model names: the scenario's own key, and a warning
+  // naming the token figure the log holds beside it.
+  const fs::path bare = tmp.path() / "harness_out";
+  fs::copy(offline / "performance/run_1", bare, fs::copy_options::recursive);
+  r = score_json(q(bare), status);
+  EXPECT_EQ(r["scenario"], "Offline");
+  EXPECT_EQ(r["metric"], "result_samples_per_second");
+  const std::string bare_warnings = r["warnings"].dump();
+  EXPECT_NE(bare_warnings.find("no folder of its path names a model the rules know"), std::string::npos)
+      << bare_warnings;
+  EXPECT_NE(bare_warnings.find("the log also holds result_tokens_per_second = 27803.9 (line "), std::string::npos)
+      << bare_warnings;
+}
+
 }  // namespace
 }  // namespace mlperf

@@ -78,6 +78,8 @@ struct InferenceRules {
   /// The model whose rules apply to a model folder name: the name itself when a round knows
   /// it, else the first alias whose prefix it starts with, else the name.
   std::string model_of(const std::string& folder) const;
+  /// Whether a folder name names a model: a round knows it, or it starts with an alias prefix.
+  bool knows_model(const std::string& folder) const;
   /// Loads the file. Throws std::runtime_error naming the file when missing or malformed.
   static InferenceRules load(const std::filesystem::path& file);
 };

@@ -109,6 +109,15 @@ std::string utc_date(double time_ms);
 std::optional<Ruleset> guess_ruleset(const std::string& benchmark, const std::vector<Run>& runs,
                                      const DataContext& data, std::string* reason = nullptr);
 
+/// `score --probe` (spec/devices.md): tags `out` with the platform this node's GPUs map to
+/// (ScoreOptions::probed_platform; nothing without one). A directory whose tag is not a known
+/// platform (a placeholder in the logs, a system folder's name, nothing) takes the probed
+/// one, with a warning naming what it had; a known platform, or an accelerator a system
+/// description names, that differs from the probed one is kept, with a warning. `named_by`
+/// begins those warnings, saying where the tag came from ("the logs say"). Never throws but
+/// std::bad_alloc.
+void apply_probed_platform(DirectoryResult& out, const ScoreOptions& options, const std::string& named_by);
+
 /// The official compliance rules (configs/compliance/training_X.Y.Z/) for the rulesets the
 /// training directories among `dirs` are judged under; every shipped folder when one of them
 /// has its ruleset guessed from its logs (no --ruleset, no round in its path). Empty when
