@@ -82,7 +82,9 @@ int run_compare(const CompareArgs& args) {
 Command add_compare_command(CLI::App& app) {
   auto args = std::make_shared<CompareArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "compare", "Compare benchmark directories: score, speedup vs a baseline, run-time spread, grouped by benchmark");
+      "compare",
+      "Compare benchmark directories: score, speedup vs a baseline, run-time spread, grouped by benchmark "
+      "(inference: the result per model and scenario; MLPerf HPC weak scaling: the throughput, apart)");
   cmd->add_option("--baseline", args->baseline,
                   "Baseline directory (or a folder above several); default: the first PATH");
   add_scoring_options(cmd, *args, {"table", "json", "csv", "markdown", "html"});
