@@ -68,12 +68,16 @@ class Output {
 enum class FileOutcome { kClean, kParseErrors, kUnreadable };
 
 // Streams one file: one JSON object per event (file, line, time_ms, event_type, key, value,
-// metadata); parse errors to stderr as FILE:LINE: message. Never throws.
+// metadata); parse errors to stderr as FILE:LINE: message, and a note when the file holds no
+// MLLOG line at all (a loadgen summary, a harness's own output), so silence is never the
+// whole answer. Never throws.
 FileOutcome parse_file(const std::string& arg, const std::unordered_set<std::string>& keys, Output& out) {
   const bool is_stdin = arg == "-";
   const std::string name = is_stdin ? kStdinName : arg;
   const std::string file_json = dump(nlohmann::json(name));
   bool errors = false;
+  bool any_mllog = false;  // an MLLOG line, parsed or not, whatever --keys keeps
+  std::uint64_t lines = 0;
   auto report = [&](std::uint64_t line, const std::string& message) {
     out.flush();  // keep stdout and stderr in order on a terminal
     print_stderr_line(fmt::format("{}:{}: {}", name, line, message));
@@ -93,8 +97,10 @@ FileOutcome parse_file(const std::string& arg, const std::unordered_set<std::str
     Event event;
     std::string error;
     while (reader.next(line)) {
+      lines = line.number;
       if (line.truncated) {
         if (line.text.find(kMllogToken) != std::string_view::npos) {
+          any_mllog = true;
           report(line.number, fmt::format("MLLOG line longer than {} bytes", reader.max_line_bytes()));
         }
         continue;
@@ -103,9 +109,11 @@ FileOutcome parse_file(const std::string& arg, const std::unordered_set<std::str
         case LineKind::kNotMllog:
           break;
         case LineKind::kError:
+          any_mllog = true;
           report(line.number, error);
           break;
         case LineKind::kEvent:
+          any_mllog = true;
           if (!keys.empty() && keys.count(event.key) == 0) break;
           out.append(fmt::format(
               "{{\"file\":{},\"line\":{},\"time_ms\":{},\"event_type\":{},\"key\":{},\"value\":{},\"metadata\":{}}}\n",
@@ -121,6 +129,12 @@ FileOutcome parse_file(const std::string& arg, const std::unordered_set<std::str
     out.flush();
     print_stderr_line(fmt::format("mlperf-score: {}", e.what()));
     return FileOutcome::kUnreadable;
+  }
+  if (!any_mllog) {
+    out.flush();
+    print_stderr_line(lines == 0 ? fmt::format("mlperf-score: note: {} is empty", name)
+                                 : fmt::format("mlperf-score: note: {}: no MLLOG line (\"{}{{...}}\") in its {} line{}",
+                                               name, kMllogToken, lines, lines == 1 ? "" : "s"));
   }
   return errors ? FileOutcome::kParseErrors : FileOutcome::kClean;
 }

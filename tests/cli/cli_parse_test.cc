@@ -126,6 +126,28 @@ TEST(CliParse, UnreadableFileExitsTwoAndTheOthersAreStillRead) {
   EXPECT_NE(err.find(log.string() + ":4: invalid MLLOG JSON"), std::string::npos) << err;
 }
 
+TEST(CliParse, AFileWithoutMllogLinesSaysSoAndExitsZero) {
+  // A loadgen summary or a harness's output holds no MLLOG line: nothing on stdout, a note on
+  // stderr, so an empty answer is never mistaken for a log of no events. --keys filtering
+  // every event away is no such case.
+  TempDir tmp;
+  write_file(tmp.path() / "summary.txt", "MLPerf Results Summary\nTokens per second: 27803.9\nResult is : VALID\n");
+  write_file(tmp.path() / "empty.txt", "");
+  write_file(tmp.path() / "result_0.txt", kLog);
+  auto r = run_command(binary() + " parse " + q(tmp.path() / "summary.txt") + " " + q(tmp.path() / "empty.txt") + " " +
+                       q(tmp.path() / "result_0.txt") + " --keys no_such_key 2>" + q(tmp.path() / "err"));
+  EXPECT_EQ(r.status, 1);  // result_0.txt's bad line
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(read_file(tmp.path() / "err"),
+            "mlperf-score: note: " + (tmp.path() / "summary.txt").string() +
+                ": no MLLOG line (\":::MLLOG {...}\") in its 3 lines\n"
+                "mlperf-score: note: " + (tmp.path() / "empty.txt").string() + " is empty\n" +
+                (tmp.path() / "result_0.txt").string() + ":4: invalid MLLOG JSON at column 22: syntax error while "
+                "parsing value - invalid literal; last read: '\"time_ms\": o'\n");
+  auto clean = run_command(binary() + " parse " + q(tmp.path() / "summary.txt") + " 2>/dev/null");
+  EXPECT_EQ(clean.status, 0);
+}
+
 TEST(CliParse, UsageErrorExitsTwo) { EXPECT_EQ(run_command(binary() + " parse 2>/dev/null").status, 2); }
 
 }  // namespace
