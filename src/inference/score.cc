@@ -385,7 +385,7 @@ void judge_accuracy_run(DirectoryResult& out, InferenceResult& result, const Loa
   auto accuracy = std::make_shared<AccuracyResult>(
       judge_accuracy(accuracy_dir, rr->second, model, result.scenario, out.division.empty() ? "closed" : out.division));
   if (!accuracy->file.empty()) {
-    judge_accuracy_files(accuracy_dir, rr->second, model, result.scenario, *accuracy);
+    judge_accuracy_files(accuracy_dir, rr->second, model, result.scenario, *accuracy, !own_run);
     if (out.division == "open" && !accuracy->metrics.empty()) {
       // "accuracy not valid but taken for open": only a file list mismatch drops an open row.
       for (auto& c : accuracy->file_checks) {

@@ -428,14 +428,22 @@ TEST(CliReproducer, AnInferenceRunOfOnesOwnIsJudgedAsARunNotAsAPackage) {
       << warnings;
   EXPECT_EQ(run_command(binary() + " check " + q(own) + " >/dev/null 2>&1").status, 0);
 
-  // The accuracy run and TEST06 beside it are judged, as in a submission.
+  // The accuracy run and TEST06 beside it are judged, as in a submission; not what packing
+  // one makes of the accuracy folder: its accuracy log whole (20,000 bytes, where a
+  // submission's is truncated to 10,240) and the evaluation's own output beside it.
   fs::copy(offline / "accuracy", own / "accuracy", fs::copy_options::recursive);
+  testing::write_file(own / "accuracy/mlperf_log_accuracy.json", "[\n" + std::string(20000, ' ') + "]\n");
+  testing::write_file(own / "accuracy/evaluation.log", "ROUGE scores computed\n");
   fs::copy(amd / "compliance/8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline/TEST06", own / "TEST06",
            fs::copy_options::recursive);
   r = score_json(q(own), status);
   EXPECT_EQ(status, 0);
   EXPECT_EQ(r["valid"], true) << r;
   EXPECT_EQ(r["accuracy"]["column"], "ROUGE1: 44.4465  ROUGE2: 22.0638  ROUGEL: 28.625  TOKENS_PER_SAMPLE: 301.1");
+  EXPECT_EQ(r["accuracy"]["files_valid"], true) << r["accuracy"];
+  for (const auto& c : r["accuracy"]["file_checks"]) {
+    EXPECT_TRUE(c["name"] != "accuracy_files" && c["name"] != "accuracy_log") << c;
+  }
   ASSERT_EQ(r["compliance_tests"].size(), 1u) << r;
   EXPECT_EQ(r["compliance_tests"][0]["test"], "TEST06");
   EXPECT_EQ(r["compliance_tests"][0]["valid"], true);

@@ -154,9 +154,12 @@ AccuracyResult judge_accuracy(const std::filesystem::path& accuracy_dir, const R
 /// REQUIRED_ACC_BENCHMARK's subfolders and file stems (e.g. SDXL's images/) missing are a
 /// warning: the official results were checked with --skip-extra-accuracy-files-check (no v5.1
 /// SDXL submission holds them, every one is published).
+/// `packaging` false (a run of one's own, outside the submission layout): accuracy_files and
+/// accuracy_log, what packing a submission makes of the folder, are not judged.
 /// Never throws.
 void judge_accuracy_files(const std::filesystem::path& accuracy_dir, const RoundAccuracyRules& rules,
-                          const std::string& model, const std::string& scenario, AccuracyResult& result);
+                          const std::string& model, const std::string& scenario, AccuracyResult& result,
+                          bool packaging = true);
 
 /// The mlperf model an open-division folder stands for: `<division>/<org>/model_mapping.json`
 /// maps folder names to mlperf models (the checker's model mapping); `model` itself when the
