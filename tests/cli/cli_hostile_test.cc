@@ -433,7 +433,7 @@ TEST_F(CliHostile, EmptyFile) {
   Outcome parse = run("parse " + q(dir / "result_0.txt"));
   EXPECT_EQ(parse.status, 0);
   EXPECT_EQ(parse.out, "");
-  EXPECT_EQ(parse.err, "");
+  EXPECT_EQ(parse.err, "mlperf-score: note: " + (dir / "result_0.txt").string() + " is empty\n");
 }
 
 TEST_F(CliHostile, DirectoryWithNoResultFiles) {
