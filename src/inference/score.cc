@@ -249,16 +249,22 @@ LoadgenLog read_run_log(const LoadgenRun& run, const InferenceData& inf, Directo
 // file lists, no submission rules.
 bool outside_submission_layout(const BenchmarkDir& dir) { return dir.loadgen->bare || dir.submitter.empty(); }
 
-// The model folder: the benchmark's name, or for a run outside the submission layout the
-// nearest folder a round knows.
-std::string model_of_run(const BenchmarkDir& dir, const InferenceRules& rules) {
-  if (!outside_submission_layout(dir)) return dir.benchmark_name;
+// Where a run stands: its model folder and system.
+struct RunPlace {
+  std::string model;   ///< the model folder's name ("" when no folder names one)
+  std::string system;  ///< the system folder's name
+};
+
+// The model folder and system: the layout's, or for a run outside the submission layout the
+// nearest folder a round knows and the folder above it (else the folder above the run).
+RunPlace place_of_run(const BenchmarkDir& dir, const InferenceRules& rules) {
+  if (!outside_submission_layout(dir)) return {dir.benchmark_name, dir.system};
   // Outside the layout the folder names may still name the model (…/llama2-70b-99/Offline/).
   for (fs::path p = fs::absolute(dir.path).lexically_normal(); p.has_relative_path(); p = p.parent_path()) {
     std::string name = p.filename().string();
-    if (rules.knows_model(name)) return name;
+    if (rules.knows_model(name)) return {std::move(name), p.parent_path().filename().string()};
   }
-  return "";
+  return {"", dir.system};
 }
 
 // The scenario: the scenario folder's name in the submission layout; outside it, that name
@@ -610,7 +616,9 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     const InferenceData& inf = data.inference();
     const InferenceRules& rules = inf.rules;
     LoadgenLog log = read_run_log(run, inf, out);
-    const std::string model = model_of_run(dir, rules);
+    const RunPlace place = place_of_run(dir, rules);
+    const std::string& model = place.model;
+    out.dir.system = place.system;
     const RunRound round = round_of_run(dir, rules, log);
     const std::string scenario = scenario_of_run(dir, rules, log);
     const bool own_run = outside_submission_layout(dir);
@@ -629,8 +637,8 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     std::optional<FolderListings::Use> listings;
     use_tree_listings(dir, scenario_dir, out, result->round, inf, listings);
     judge_run_folder(*result, run, own_run, log);
-    tag_system(out, *result, dir, inf, data, log, options);
-    compare_with_published(out, *result, dir, inf, options);
+    tag_system(out, *result, out.dir, inf, data, log, options);
+    compare_with_published(out, *result, out.dir, inf, options);
     if (run.compliance_test.empty()) {
       judge_accuracy_run(out, *result, run, own_run, inf);
       judge_compliance_run(out, *result, run, own_run, inf);

@@ -468,6 +468,16 @@ TEST(CliReproducer, AnInferenceRunOfOnesOwnIsJudgedAsARunNotAsAPackage) {
   EXPECT_EQ(r["scenario"], "Offline");
   EXPECT_NEAR(r["performance_result"].get<double>(), 27803.9, 1e-9);
 
+  // The logs alone in <model>/<scenario>: the folder above the model is the system.
+  const fs::path loose = tmp.path() / "node2/llama2-70b-99/Offline";
+  fs::create_directories(loose.parent_path());
+  fs::copy(offline / "performance/run_1", loose, fs::copy_options::recursive);
+  r = score_json(q(loose), status);
+  EXPECT_EQ(r["system"], "node2");
+  EXPECT_EQ(r["model"], "llama2-70b-99");
+  EXPECT_EQ(r["scenario"], "Offline");
+  EXPECT_EQ(r["units"], "Tokens/s");
+
   // The logs alone, in a folder no model names: the scenario's own key, and a warning
   // naming the token figure the log holds beside it.
   const fs::path bare = tmp.path() / "harness_out";
