@@ -312,7 +312,7 @@ AccuracyResult judge_accuracy(const fs::path& accuracy_dir, const RoundAccuracyR
     out.valid = closed_valid || !out.metrics.empty();
     if (!closed_valid && out.valid) {
       for (const auto& c : out.checks) {
-        if (!c.passed) out.warnings.push_back(fmt::format("open division, accepted: {}", c.message));
+        if (!c.passed) out.warnings.push_back(accepted_in_open(c.message));
       }
     }
   } else {
@@ -328,6 +328,8 @@ AccuracyResult judge_accuracy(const fs::path& accuracy_dir, const RoundAccuracyR
   }
   return out;
 }
+
+std::string accepted_in_open(const std::string& message) { return "open division, accepted: " + message; }
 
 void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules& rules, const std::string& model,
                           const std::string& scenario, AccuracyResult& result, bool packaging) {

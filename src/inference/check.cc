@@ -1,5 +1,7 @@
 #include "mlperf/inference/check.h"
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include "mlperf/inference/accuracy.h"
@@ -7,6 +9,29 @@
 #include "mlperf/inference/result.h"
 
 namespace mlperf::inference {
+
+namespace {
+
+// A warning of `score` as a finding: one that begins with a file of the folder
+// ("FILE: message", "FILE:LINE: message") names that file and line; any other names the folder.
+Finding warning_finding(const std::string& check, const std::string& warning, const std::string& dir) {
+  const std::size_t colon = warning.find(": ");
+  if (colon != std::string::npos) {
+    std::string file = warning.substr(0, colon);
+    std::uint64_t line = 0;
+    if (const std::size_t last = file.rfind(':'); last != std::string::npos && last + 1 < file.size() &&
+                                                  file.find_first_not_of("0123456789", last + 1) == std::string::npos) {
+      line = std::stoull(file.substr(last + 1));
+      file.resize(last);
+    }
+    if (file == dir || (file.size() > dir.size() && file.rfind(dir, 0) == 0 && file[dir.size()] == '/')) {
+      return {check, Finding::kWarning, file, line, warning.substr(colon + 2)};
+    }
+  }
+  return {check, Finding::kWarning, dir, 0, warning};
+}
+
+}  // namespace
 
 CheckReport check_inference_directory(const DirectoryResult& r) {
   CheckReport report;
@@ -68,6 +93,21 @@ CheckReport check_inference_directory(const DirectoryResult& r) {
       report.checks.push_back(std::move(test));
     }
   }
+  // What `score` warns of beside the checks: parts not judged (a run of one's own without
+  // its accuracy run or compliance tests beside it, a model no folder names), what the
+  // checker accepts with a warning (open division), notes of the checker. A failed accuracy
+  // check the open division accepts is already a warning of the accuracy check above.
+  std::set<std::string> already;
+  if (i->accuracy) {
+    for (const auto& c : i->accuracy->checks) {
+      if (!c.passed) already.insert(accepted_in_open(c.message));
+    }
+  }
+  CheckResult warnings{"score_warnings", "what score warns of: parts not judged, what the checker accepts with a warning", {}};
+  for (const auto& w : r.warnings) {
+    if (!already.count(w)) warnings.findings.push_back(warning_finding(warnings.check, w, r.dir.path.string()));
+  }
+  if (!warnings.findings.empty()) report.checks.push_back(std::move(warnings));
   // The submission-level rules (system description, measurements, required scenarios): a
   // check per rule, a finding naming the file it read (and the line of a system description's
   // field).

@@ -396,7 +396,7 @@ void judge_accuracy_run(DirectoryResult& out, InferenceResult& result, const Loa
       // "accuracy not valid but taken for open": only a file list mismatch drops an open row.
       for (auto& c : accuracy->file_checks) {
         if (c.passed || c.name == "accuracy_files") continue;
-        accuracy->warnings.push_back(fmt::format("open division, accepted: {}", c.message));
+        accuracy->warnings.push_back(accepted_in_open(c.message));
         c.passed = true;
       }
       accuracy->files_valid = std::all_of(accuracy->file_checks.begin(), accuracy->file_checks.end(),

@@ -426,7 +426,22 @@ TEST(CliReproducer, AnInferenceRunOfOnesOwnIsJudgedAsARunNotAsAPackage) {
   EXPECT_NE(warnings.find("no accuracy folder; the accuracy run is not judged"), std::string::npos) << warnings;
   EXPECT_NE(warnings.find("compliance tests TEST06 not judged (no TEST0x folder beside the run)"), std::string::npos)
       << warnings;
-  EXPECT_EQ(run_command(binary() + " check " + q(own) + " >/dev/null 2>&1").status, 0);
+  // check passes it, and says what was not judged.
+  auto checked = run_command(binary() + " check --format json " + q(own) + " 2>/dev/null");
+  EXPECT_EQ(checked.status, 0);
+  std::vector<std::string> check_warnings;
+  const auto check_doc = nlohmann::json::parse(checked.out);
+  for (const auto& c : check_doc["results"][0]["checks"]) {
+    if (c["check"] != "score_warnings") continue;
+    for (const auto& f : c["findings"]) {
+      EXPECT_EQ(f["severity"], "warning");
+      EXPECT_EQ(f["file"], own.string());
+      check_warnings.push_back(f["message"]);
+    }
+  }
+  EXPECT_EQ(check_warnings, (std::vector<std::string>{
+                                "no accuracy folder; the accuracy run is not judged",
+                                "compliance tests TEST06 not judged (no TEST0x folder beside the run)"}));
 
   // The accuracy run and TEST06 beside it are judged, as in a submission; not what packing
   // one makes of the accuracy folder: its accuracy log whole (20,000 bytes, where a

@@ -128,6 +128,10 @@ struct AccuracyResult {
   bool files_valid = true;
 };
 
+/// The warning for a failed accuracy check the open division accepts ("accuracy not valid but
+/// taken for open"): "open division, accepted: <message>".
+std::string accepted_in_open(const std::string& message);
+
 /// Reads `accuracy_dir`/accuracy.txt for the mlperf model `model` (the checker's name, after
 /// any open-division model mapping) in `scenario` under `rules`, line by line as
 /// check_accuracy_dir does: each target's pattern is matched at the start of every line (the
