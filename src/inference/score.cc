@@ -10,6 +10,7 @@
 #include <cmath>
 #include <fstream>
 #include <ostream>
+#include <set>
 
 #include <boost/algorithm/string/case_conv.hpp>
 #include <fmt/format.h>
@@ -279,13 +280,21 @@ std::string scenario_of_run(const BenchmarkDir& dir, const InferenceRules& rules
 }
 
 // A run of one's own whose path names no model is read with its scenario's own key and no
-// model's rules: the warning says so, and what the log holds beside it.
+// model's rules: the warning says so, and names a figure the log holds under a key some
+// model of the round reads instead (result_tokens_per_second for an LLM's Offline run).
 void warn_model_unknown(DirectoryResult& out, const InferenceResult& result, const BenchmarkDir& dir,
                         const InferenceRules& rules, const LoadgenLog& log) {
   if (!outside_submission_layout(dir) || rules.knows_model(result.model)) return;
+  std::set<std::string> model_keys;
+  if (auto rr = rules.rounds.find(result.round); rr != rules.rounds.end()) {
+    for (const auto& [model, keys] : rr->second.model_result_keys) {
+      if (auto k = keys.find(result.loadgen_scenario); k != keys.end() && k->second != result.metric) {
+        model_keys.insert(k->second);
+      }
+    }
+  }
   std::string also;
-  for (const char* key : {"result_tokens_per_second", "result_completed_tokens_per_second"}) {
-    if (key == result.metric) continue;
+  for (const auto& key : model_keys) {
     if (auto v = log.number(key)) {
       also = fmt::format("; the log also holds {} = {} (line {})", key, figure_text(*v), log.line(key));
       break;
