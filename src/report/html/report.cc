@@ -360,10 +360,11 @@ std::string comparison_report(const Comparison& c) {
     for (const auto& row : c.rows) {
       if (row.group != group) continue;
       // The group's figure: the inference result, weak scaling's throughput, else the score.
-      const std::optional<double> figure = row.performance_result ? row.performance_result
-                                           : row.weak              ? row.weak->throughput
-                                                                   : row.score_minutes;
-      units = row.inference ? row.units : row.weak ? "models/minute" : "minutes";
+      const bool weak = row.scaling == "weak";
+      const std::optional<double> figure = row.inference ? row.performance_result
+                                           : weak        ? (row.weak ? row.weak->throughput : std::nullopt)
+                                                         : row.score_minutes;
+      units = row.inference ? row.units : weak ? "models/minute" : "minutes";
       labels.push_back(who(row.submitter, row.system) + (row.is_baseline ? " (baseline)" : ""));
       values.push_back(compact_or_null(figure));
       codes.push_back(row.is_baseline ? "p" : row.passed ? "c" : "d");
