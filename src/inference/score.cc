@@ -246,8 +246,8 @@ LoadgenLog read_run_log(const LoadgenRun& run, const InferenceData& inf, Directo
 
 // A run of one's own: its logs lie in a folder of their own (bare), or its scenario folder is
 // not <org>/results/<system>/<model>/<scenario>. Only the run is judged there, not how a
-// submission packs it: the accuracy run and compliance tests where they are beside it, no
-// file lists, no submission rules.
+// submission packs it: the accuracy run and compliance tests where they are beside it; not
+// the run and accuracy folders' file lists, the truncated accuracy log or the submission rules.
 bool outside_submission_layout(const BenchmarkDir& dir) { return dir.loadgen->bare || dir.submitter.empty(); }
 
 // Where a run stands: its model folder and system.
