@@ -1,4 +1,5 @@
 #include "mlperf/report/compare.h"
+#include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/score.h"
 #include "mlperf/report/table_text.h"
 #include "mlperf/report/exact_bytes.h"
@@ -32,7 +33,8 @@ const std::vector<std::string> kColumns = {
     "counted_runs",   "min_minutes",    "median_minutes", "max_minutes",  "cv_minutes",
     "converged_runs", "mean_samples_to_converge", "global_batch_size", "normalization_factor",
     "rcp_passed",     "passed",         "kind",         "performance_result", "units",
-    "scaling",        "number_of_models", "instance_scale", "time_to_train_all_minutes", "throughput"};
+    "scaling",        "number_of_models", "instance_scale", "time_to_train_all_minutes", "throughput",
+    "accuracy"};
 
 // The cells of kColumns; `full` keeps full precision (csv), else figures are rounded. A cell
 // that does not apply to the row's kind is empty.
@@ -46,7 +48,7 @@ std::vector<std::string> cells(const ComparisonRow& r, bool full) {
     return {r.benchmark, r.directory, r.submitter, r.system, r.platform, r.division, r.ruleset, "",
             num(r.speedup, "{:.3f}"), r.baseline_directory, "", "", "", "", "", "", "", "", "", "",
             r.passed ? "true" : "false", "inference", num(r.performance_result, "{:.6g}"), r.units,
-            "", "", "", "", ""};
+            "", "", "", "", "", r.accuracy};
   }
   const WeakScalingScore* w = r.weak ? &*r.weak : nullptr;
   return {r.benchmark,
@@ -77,7 +79,8 @@ std::vector<std::string> cells(const ComparisonRow& r, bool full) {
           w && w->number_of_models ? std::to_string(*w->number_of_models) : "",
           w && w->instance_scale ? std::to_string(*w->instance_scale) : "",
           w ? num(w->time_to_train_all_minutes, "{:.4f}") : "",
-          w ? num(w->throughput, "{:.4f}") : ""};
+          w ? num(w->throughput, "{:.4f}") : "",
+          ""};
 }
 
 std::string fixed(const std::optional<double>& v, const char* spec) {
@@ -104,10 +107,10 @@ GroupTable group_table(const Comparison& c, const std::string& group) {
     const std::string cv = r.minutes.cv ? fmt::format("{:.2f}", *r.minutes.cv * 100.0) : "-";
     if (r.inference) {
       t.unit_note = "the figure of the official results table";
-      t.header = {"submitter", "system", "platform", "result", "speedup", "verdict"};
+      t.header = {"submitter", "system", "platform", "result", "speedup", "verdict", "accuracy"};
       t.rows.push_back({submitter, system, platform,
                         r.performance_result ? inference::figure_text(*r.performance_result) + " " + r.units : "-",
-                        speedup, r.passed ? "PASSED" : "FAILED"});
+                        speedup, r.passed ? "PASSED" : "FAILED", r.accuracy.empty() ? "-" : r.accuracy});
     } else if (r.scaling == "weak") {  // as group_of: every row of a group takes one branch
       const WeakScalingScore w = r.weak.value_or(WeakScalingScore{});
       t.unit_note = "throughput in models per minute, times in minutes";
@@ -154,8 +157,9 @@ void write_comparison_table(std::ostream& out, const Comparison& c) {
     auto print_row = [&](const std::vector<std::string>& row) {
       std::string line;
       for (std::size_t i = 0; i < row.size(); ++i) {
-        // Names left-aligned, figures right-aligned.
-        line += "  " + pad(row[i], width[i], i >= 3);
+        // Names and words left-aligned, figures right-aligned.
+        const bool words = t.header[i] == "verdict" || t.header[i] == "accuracy";
+        line += "  " + pad(row[i], width[i], i >= 3 && !words);
       }
       while (!line.empty() && line.back() == ' ') line.pop_back();
       out << line << '\n';
@@ -236,6 +240,7 @@ Comparison compare_results(const std::vector<DirectoryResult>& results, std::siz
         row.inference = true;
         row.performance_result = r.inference->performance_result;
         row.units = r.inference->units;
+        if (r.inference->accuracy) row.accuracy = r.inference->accuracy->column;
         if (b) row.speedup = inference::speedup(*b, r);
         c.rows.push_back(std::move(row));
         continue;  // no runs, minutes or RCP check
@@ -287,6 +292,7 @@ nlohmann::json to_json(const ComparisonRow& r) {
       {"score_minutes", json_number_or_null(r.score_minutes)},
       {"performance_result", json_number_or_null(r.performance_result)},
       {"units", json_string_or_null(r.units)},
+      {"accuracy", json_string_or_null(r.accuracy)},
       {"passed", r.passed},
       {"is_baseline", r.is_baseline},
       {"baseline_directory", json_string_or_null(r.baseline_directory)},

@@ -109,7 +109,9 @@ TEST(CliCompare, InferenceRowsInJsonAndTableCarryNoTrainingFigures) {
     EXPECT_TRUE(row["scaling"].is_null()) << row;
     EXPECT_TRUE(row["throughput"].is_null()) << row;
     EXPECT_EQ(row["passed"], true) << row;
+    EXPECT_FALSE(row["accuracy"].get<std::string>().empty()) << row;  // the results table's Accuracy cell
   }
+  EXPECT_EQ(doc["rows"][1]["accuracy"], "ROUGE1: 44.4465  ROUGE2: 22.0638  ROUGEL: 28.625  TOKENS_PER_SAMPLE: 301.1");
   auto table = run_command(binary() + " compare " + q(v51) + " 2>/dev/null");
   ASSERT_EQ(table.status, 0) << table.out;
   EXPECT_EQ(table.out.find("RCP factor"), std::string::npos) << table.out;
@@ -117,11 +119,13 @@ TEST(CliCompare, InferenceRowsInJsonAndTableCarryNoTrainingFigures) {
   const auto offline = v51 / "closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline";
   EXPECT_NE(table.out.find("llama2-70b-99/Offline   (baseline: " + offline.string() +
                            "; the figure of the official results table)\n"
-                           "  submitter  system                 platform            result  speedup  verdict\n"
-                           "  AMD        8xMI300X_2xEPYC_9575F  MI300X    27803.9 Tokens/s   1.000x   PASSED\n"),
+                           "  submitter  system                 platform            result  speedup  verdict  accuracy\n"
+                           "  AMD        8xMI300X_2xEPYC_9575F  MI300X    27803.9 Tokens/s   1.000x  PASSED   "
+                           "ROUGE1: 44.4465  ROUGE2: 22.0638  ROUGEL: 28.625  TOKENS_PER_SAMPLE: 301.1\n"),
             std::string::npos)
       << table.out;
-  EXPECT_NE(table.out.find("  AMD        8xMI325x_2xEPYC-9655  MI325X    18.5856 Samples/s   1.000x   PASSED\n"),
+  EXPECT_NE(table.out.find("  AMD        8xMI325x_2xEPYC-9655  MI325X    18.5856 Samples/s   1.000x  PASSED   "
+                           "CLIP_SCORE: 31.749353325665  FID_SCORE: 23.909064176163497\n"),
             std::string::npos)
       << table.out;
 }

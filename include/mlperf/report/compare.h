@@ -54,6 +54,9 @@ struct ComparisonRow {
   /// throughputs, the baseline over this for latencies (2.0: twice as good either way).
   std::optional<double> performance_result;
   std::string units;
+  /// Inference rows: the results table's Accuracy cell ("ROUGE1: 44.4465  ROUGE2: …"; "" when
+  /// no accuracy run was read).
+  std::string accuracy;
   bool inference = false;  ///< a loadgen result: the run, RCP and minutes fields do not apply
   /// Weak scaling only: the official summarizer's figures (number of models, instance
   /// scale, time to train all in minutes, throughput in models per minute).
@@ -95,7 +98,7 @@ Comparison compare_results(const std::vector<DirectoryResult>& results, std::siz
 
 /// One row as JSON (full precision; missing figures, and those that do not apply to its kind,
 /// are null): directory, submitter, system, benchmark, group, kind, scaling, platform,
-/// division, ruleset, score_minutes, performance_result, units, passed, is_baseline,
+/// division, ruleset, score_minutes, performance_result, units, accuracy, passed, is_baseline,
 /// baseline_directory, baseline_score_minutes, speedup, counted_runs, min_minutes,
 /// median_minutes, max_minutes, mean_minutes, cv_minutes, converged_runs,
 /// mean_samples_to_converge, global_batch_size, normalization_factor, rcp_passed,
