@@ -7,6 +7,7 @@
 #include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/compliance_tests.h"
 #include "mlperf/inference/result.h"
+#include "mlperf/mllog/path_text.h"
 
 namespace mlperf::inference {
 
@@ -24,7 +25,7 @@ Finding warning_finding(const std::string& check, const std::string& warning, co
       line = std::stoull(file.substr(last + 1));
       file.resize(last);
     }
-    if (file == dir || (file.size() > dir.size() && file.rfind(dir, 0) == 0 && file[dir.size()] == '/')) {
+    if (path_at_or_below(file, dir)) {
       return {check, Finding::kWarning, file, line, warning.substr(colon + 2)};
     }
   }

@@ -279,12 +279,13 @@ std::string scenario_of_run(const BenchmarkDir& dir, const InferenceRules& rules
   return log.text("effective_scenario").value_or(run.scenario);
 }
 
-// A run of one's own whose path names no model is read with its scenario's own key and no
-// model's rules: the warning says so, and names a figure the log holds under a key some
-// model of the round reads instead (result_tokens_per_second for an LLM's Offline run).
+// A run of one's own whose path names no model (place_of_run found none) is read with its
+// scenario's own key and no model's rules: the warning says so, and names a figure the log
+// holds under a key some model of the round reads instead (result_tokens_per_second for an
+// LLM's Offline run).
 void warn_model_unknown(DirectoryResult& out, const InferenceResult& result, const BenchmarkDir& dir,
                         const InferenceRules& rules, const LoadgenLog& log) {
-  if (!outside_submission_layout(dir) || rules.knows_model(result.model)) return;
+  if (!outside_submission_layout(dir) || !result.model.empty()) return;
   std::set<std::string> model_keys;
   if (auto rr = rules.rounds.find(result.round); rr != rules.rounds.end()) {
     for (const auto& [model, keys] : rr->second.model_result_keys) {

@@ -1,5 +1,6 @@
 #include "mlperf/report/check_report.h"
 #include "mlperf/mllog/parallel.h"
+#include "mlperf/mllog/path_text.h"
 #include "mlperf/report/table_text.h"
 #include "mlperf/report/exact_bytes.h"
 #include "mlperf/report/json_text.h"
@@ -32,8 +33,7 @@ std::string plural(std::size_t n, const char* word) {
 // The file as shown under its directory: relative to it when inside, "." for the directory.
 std::string shown_file(const std::string& file, const std::string& dir) {
   if (file == dir) return ".";
-  if (file.size() > dir.size() && file.rfind(dir, 0) == 0 && file[dir.size()] == '/') return file.substr(dir.size() + 1);
-  return file;
+  return path_at_or_below(file, dir) ? file.substr(dir.size() + 1) : file;
 }
 
 std::string file_and_line(const std::string& file, std::uint64_t line) {

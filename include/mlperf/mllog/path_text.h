@@ -51,6 +51,12 @@ inline std::string path_join(std::string_view folder, std::string_view name) {
   return out;
 }
 
+/// Whether `path` is `folder` or lies below it, compared as text ("a/b" and "a/b/c" are,
+/// "a/bc" is not).
+inline bool path_at_or_below(std::string_view path, std::string_view folder) {
+  return path == folder || (path.size() > folder.size() && path.starts_with(folder) && path[folder.size()] == '/');
+}
+
 /// Whether std::filesystem::path's parent_path() and filename() of `text` are what cutting it
 /// at its last '/' gives: no "//" and no trailing separator (other than the root "/" itself).
 inline bool cut_as_text(const std::string& text) {

@@ -361,9 +361,9 @@ std::string comparison_report(const Comparison& c) {
       if (row.group != group) continue;
       // The group's figure: the inference result, weak scaling's throughput, else the score.
       const bool weak = row.scaling == "weak";
-      const std::optional<double> figure = row.inference ? row.performance_result
-                                           : weak        ? (row.weak ? row.weak->throughput : std::nullopt)
-                                                         : row.score_minutes;
+      std::optional<double> figure = row.score_minutes;
+      if (row.inference) figure = row.performance_result;
+      if (weak && row.weak) figure = row.weak->throughput;
       units = row.inference ? row.units : weak ? "models/minute" : "minutes";
       labels.push_back(who(row.submitter, row.system) + (row.is_baseline ? " (baseline)" : ""));
       values.push_back(compact_or_null(figure));
