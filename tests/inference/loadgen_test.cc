@@ -338,6 +338,49 @@ TEST(InferenceValidity, EachRoundHasItsOwnSettingsRules) {
   EXPECT_EQ(check(*r[3].inference, "performance_sample_count")->limit, 24576);
 }
 
+// A TEST05 compliance run uses other seeds than the performance run: check_performance_dir
+// holds a log whose path names TEST05 to the round's test05_seeds (v4.1, v5.0), every other
+// log to the round's seeds. v5.1 has no TEST05 seeds, so there the round's seeds stay.
+TEST(InferenceValidity, ATest05RunIsHeldToTheRoundsTest05Seeds) {
+  TempDir tmp;
+  const std::string test05_seeds = event("effective_qsl_rng_seed", "16799458546791641818") +
+                                   event("effective_sample_index_rng_seed", "5453809927556429288") +
+                                   event("effective_schedule_rng_seed", "5435552105434836064");
+  const std::string round_seeds = event("effective_qsl_rng_seed", "3066443479025735752") +
+                                  event("effective_sample_index_rng_seed", "10688027786191513374") +
+                                  event("effective_schedule_rng_seed", "14962580496156340209");
+  const fs::path test05 = tmp.path() / "compliance/sys/resnet/Offline/TEST05/performance/run_1";
+  const fs::path test01 = tmp.path() / "compliance/sys/resnet/Offline/TEST01/performance/run_1";
+  const InferenceRules& rules = data().inference().rules;
+  const KeySet keys = rules.keys_read();
+  auto seeds_passed = [&](const fs::path& dir, const std::string& seeds, const std::string& round) {
+    write_file(dir / kDetailLogName, run_log("Offline", seeds));
+    InferenceResult r = score_loadgen_run(read_detail_log(dir / kDetailLogName, keys), rules, round, "resnet",
+                                          "Offline", "closed");
+    std::vector<bool> passed;
+    for (const char* name : {"qsl_rng_seed", "sample_index_rng_seed", "schedule_rng_seed"}) {
+      const ValidityCheck* c = check(r, name);
+      EXPECT_NE(c, nullptr) << name;
+      passed.push_back(c && c->passed);
+      if (c && !c->passed) {
+        EXPECT_NE(c->message.find(round == "v4.1" && dir == test05 ? "round's TEST05 seed" : "round's seed"),
+                  std::string::npos)
+            << c->message;
+      }
+    }
+    return passed;
+  };
+  const std::vector<bool> all{true, true, true}, none{false, false, false};
+  EXPECT_EQ(seeds_passed(test05, test05_seeds, "v4.1"), all);
+  EXPECT_EQ(seeds_passed(test05, round_seeds, "v4.1"), none);
+  EXPECT_EQ(seeds_passed(test01, round_seeds, "v4.1"), all);
+  EXPECT_EQ(seeds_passed(test01, test05_seeds, "v4.1"), none);
+  EXPECT_EQ(seeds_passed(test05, test05_seeds, "v5.0"), all);
+  EXPECT_EQ(seeds_passed(test05, test05_seeds, "v5.1"), none);  // v5.1 has no TEST05 seeds
+  EXPECT_EQ(rules.rounds.at("v4.1").test05_seeds.at("schedule_rng_seed"), 5435552105434836064ULL);
+  EXPECT_TRUE(rules.rounds.at("v5.1").test05_seeds.empty());
+}
+
 // The system description says whether the system is over the network (is_network, a string):
 // never in the closed division, always in the network one, whose SUT name says "Network SUT".
 TEST(InferenceValidity, NetworkModeFollowsTheDivision) {

@@ -53,6 +53,10 @@ struct RoundRules {
   /// The round's official RNG seeds: "qsl_rng_seed", "sample_index_rng_seed",
   /// "schedule_rng_seed" → value (MODEL_CONFIG[round]["seeds"]); loadgen logs effective_<name>.
   std::map<std::string, std::uint64_t> seeds;
+  /// The seeds of a TEST05 run (MODEL_CONFIG[round]["test05_seeds"], v4.1 and v5.0; empty when
+  /// the round has none): check_performance_dir holds a log to them, not to `seeds`, when its
+  /// path names "TEST05".
+  std::map<std::string, std::uint64_t> test05_seeds;
   std::map<std::string, double> performance_sample_count;  ///< model → minimum ("performance-sample-count")
   /// Models whose runs must use equal-issue mode (effective_sample_concatenate_permutation
   /// true; requires_equal_issue), in `equal_issue_divisions` only (empty: every division).
