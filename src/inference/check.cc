@@ -6,6 +6,7 @@
 
 #include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/compliance_tests.h"
+#include "mlperf/inference/power.h"
 #include "mlperf/inference/result.h"
 #include "mlperf/mllog/path_text.h"
 
@@ -92,6 +93,18 @@ CheckReport check_inference_directory(const DirectoryResult& r) {
         test.findings.push_back({test.check, Finding::kError, c.file.empty() ? t.dir : c.file, c.line, c.message});
       }
       report.checks.push_back(std::move(test));
+    }
+  }
+  // A power submission's measurement (power.h): a check per condition (the ranging run and its
+  // files, the power folder's files, the samples in the power window), a finding naming its file.
+  if (i->power) {
+    for (const auto& c : i->power->checks) {
+      const std::string name = c.name.starts_with("power_") ? c.name : "power_" + c.name;
+      CheckResult check{name, fmt::format("{} as the submission checker judges a power submission", c.name), {}};
+      if (!c.passed) {
+        check.findings.push_back({name, Finding::kError, c.file.empty() ? i->power->power_dir : c.file, c.line, c.message});
+      }
+      report.checks.push_back(std::move(check));
     }
   }
   // What `score` warns of beside the checks: parts not judged (a run of one's own without

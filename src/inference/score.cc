@@ -3,6 +3,7 @@
 
 #include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/folder_files.h"
+#include "mlperf/inference/power.h"
 
 #include <new>
 #include <algorithm>
@@ -419,20 +420,20 @@ void judge_accuracy_run(DirectoryResult& out, InferenceResult& result, const Loa
 }
 
 // What the checker asks of the run folder itself in the submission layout: exactly
-// mlperf_log_summary.txt and mlperf_log_detail.txt in performance/run_1
-// (mlperf_log_accuracy.json, mlperf_log_trace.json, results.json, .gitkeep allowed;
-// check_results_dir's files_diff), and a log whose MLLOG lines all parse (the checker's strict
-// parser raises on one that does not, and the run is invalid).
-void judge_run_folder(InferenceResult& result, const LoadgenRun& run, bool own_run, const LoadgenLog& log) {
+// mlperf_log_summary.txt and mlperf_log_detail.txt in performance/run_1, and spl.txt too in a
+// power submission (REQUIRED_PERF_POWER_FILES; mlperf_log_accuracy.json, mlperf_log_trace.json,
+// results.json, .gitkeep allowed; check_results_dir's files_diff), and a log whose MLLOG lines
+// all parse (the checker's strict parser raises on one that does not, and the run is invalid).
+void judge_run_folder(InferenceResult& result, const LoadgenRun& run, bool own_run, bool power, const LoadgenLog& log) {
   auto add = [&](ValidityCheck c) {
     result.valid = result.valid && c.passed;
     result.checks.push_back(std::move(c));
   };
   if (!own_run) {
-    FilesDiff d = files_diff(run.run_dir, {std::string(kSummaryLogName), std::string(kDetailLogName)},
-                             {"mlperf_log_accuracy.json"});
-    add({"performance_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}},
-         nlohmann::json::array({kSummaryLogName, kDetailLogName}), 0,
+    std::vector<std::string> required{std::string(kSummaryLogName), std::string(kDetailLogName)};
+    if (power) required.emplace_back(kPowerSamplesName);
+    FilesDiff d = files_diff(run.run_dir, required, {"mlperf_log_accuracy.json"});
+    add({"performance_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}}, required, 0,
          d.empty() ? std::string()
                    : fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", run.run_dir.string(),
                                  fmt::join(d.missing, ", "), fmt::join(d.extra, ", ")),
@@ -445,6 +446,22 @@ void judge_run_folder(InferenceResult& result, const LoadgenRun& run, bool own_r
                      log.parse_errors.size(), log.parse_errors.size() == 1 ? "" : "s", e.message),
          log.file.string()});
   }
+}
+
+// A power submission's measurement (power.h): the ranging run, the power folder, the samples
+// of run_1's spl.txt and the power figure. The Power WG's power_checker.py, which the checker
+// also runs, is not: a warning says so.
+void judge_power_run(DirectoryResult& out, InferenceResult& result, const LoadgenRun& run, bool own_run,
+                     const LoadgenLog& log, const InferenceData& inf) {
+  auto power = std::make_shared<PowerResult>(judge_power(run.scenario_dir, log, result.performance_result, inf.rules,
+                                                         inf.keys_read, result.round, result.model, result.scenario,
+                                                         out.division.empty() ? "closed" : out.division, !own_run));
+  out.warnings.push_back(fmt::format(
+      "{}: the Power WG's power_checker.py (PTD logs, client and server sessions, source checksums) is not run; "
+      "the power folder's files, the ranging run and the samples in the run's power window are judged",
+      power->power_dir));
+  result.valid = result.valid && power->valid;
+  result.power = std::move(power);
 }
 
 // The compliance tests the round's checker asks of the folder's model (closed and network
@@ -566,6 +583,13 @@ void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const
   for (auto& c : judge_measurements(submitter_dir, system, model_folder, scenario_folder, inf.submission, result.round)) {
     add(std::move(c), true);  // the scenario is skipped (script) or its row invalid (package)
   }
+  // A power submission's analyzer table and settings (check_measurement_dir; the v6.x package
+  // checker asks for neither).
+  const std::string measurement_dir =
+      path_join(submitter_dir, "measurements/" + system + "/" + model_folder + "/" + scenario_folder);
+  if (result.power && !package && listed_is_directory(measurement_dir)) {
+    add(judge_power_measurement_files(measurement_dir), true);
+  }
   if (!system_read) return;
 
   const std::set<std::string>& folders = inf.scenario_folders_of(model_dir);
@@ -646,7 +670,9 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     warn_model_unknown(out, *result, dir, rules, log);
     std::optional<FolderListings::Use> listings;
     use_tree_listings(dir, scenario_dir, out, result->round, inf, listings);
-    judge_run_folder(*result, run, own_run, log);
+    const bool power = has_power_measurement(run.scenario_dir);
+    judge_run_folder(*result, run, own_run, power, log);
+    if (power) judge_power_run(out, *result, run, own_run, log, inf);
     tag_system(out, *result, out.dir, inf, data, log, options);
     compare_with_published(out, *result, out.dir, inf, options);
     if (run.compliance_test.empty()) {

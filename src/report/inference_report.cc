@@ -7,6 +7,7 @@
 
 #include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/compliance_tests.h"
+#include "mlperf/inference/power.h"
 #include "mlperf/inference/score.h"
 #include "mlperf/report/table_text.h"
 #include "mlperf/report/exact_bytes.h"
@@ -85,6 +86,25 @@ nlohmann::json submission_json(const InferenceResult* i) {
   return {{"valid", i->submission_valid}, {"checks", std::move(checks)}};
 }
 
+// The power measurement (power.h): figure, units, efficiency, what it was computed from, its
+// checks; null where the folder has no performance/power.
+nlohmann::json power_json(const InferenceResult* i) {
+  if (!i || !i->power) return nullptr;
+  const inference::PowerResult& p = *i->power;
+  return {{"average_watts", p.samples ? nlohmann::json(p.average_watts) : nlohmann::json()},
+          {"checks", checks_json(p.checks)},
+          {"duration_s", p.power_begin.empty() ? nlohmann::json() : nlohmann::json(p.duration_s)},
+          {"efficiency", json_number_or_null(p.efficiency)},
+          {"power_begin", json_string_or_null(p.power_begin)},
+          {"power_dir", p.power_dir},
+          {"power_end", json_string_or_null(p.power_end)},
+          {"power_metric", json_number_or_null(p.power_metric)},
+          {"samples", p.samples},
+          {"samples_file", p.samples_file},
+          {"units", p.units},
+          {"valid", p.valid}};
+}
+
 }  // namespace
 
 nlohmann::json inference_to_json(const DirectoryResult& r) {
@@ -120,6 +140,7 @@ nlohmann::json inference_to_json(const DirectoryResult& r) {
   j["accuracy"] = accuracy_json(i);
   j["compliance_tests"] = compliance_tests_json(i);
   j["submission"] = submission_json(i);
+  j["power"] = power_json(i);
   nlohmann::json expected;
   if (i && i->expected) {
     const auto& e = *i->expected;
@@ -259,6 +280,12 @@ void write_submission(JsonText& j, const InferenceResult* i) {
   j.end_object();
 }
 
+// power_json's object, written from its document (a few per round).
+void write_power(JsonText& j, const InferenceResult* i) {
+  if (!i || !i->power) return j.literal("null");
+  j.value(power_json(i));
+}
+
 }  // namespace
 
 std::string inference_to_json_text(const DirectoryResult& r, std::size_t indent) {
@@ -345,6 +372,8 @@ std::string inference_to_json_text(const DirectoryResult& r, std::size_t indent)
   j.boolean(r.platform.known);
   j.key("platform_source");
   j.string_or_null(r.platform.source);
+  j.key("power");
+  write_power(j, i);
   j.key("round");
   i ? j.string(i->round) : j.literal("null");
   j.key("round_source");
@@ -401,6 +430,24 @@ void write_inference_table(std::ostream& out, const DirectoryResult& r) {
                c.value.is_null() ? "absent" : c.value.dump(), c.limit.dump(),
                untargeted ? "  no latency target set: the run is judged by TTFT/TPOT" : "",
                c.passed ? "" : fmt::format("  line {}: {}", c.line, c.message)));
+  }
+  if (i->power) {
+    const inference::PowerResult& p = *i->power;
+    const bool per_query = p.units == "millijoules";
+    std::string from = !p.samples ? "no samples"
+                       : per_query ? fmt::format("{} samples, average {} W, over {} s", p.samples,
+                                                 figure_text(p.average_watts), figure_text(p.duration_s))
+                                   : fmt::format("average of {} samples over {} s", p.samples, figure_text(p.duration_s));
+    std::string efficiency;
+    if (p.efficiency) {
+      std::string per = per_query ? "samples" : i->units.substr(0, i->units.find('/'));
+      efficiency = fmt::format("; {} {}/J", figure_text(*p.efficiency), per);
+    }
+    print_line(out, fmt::format("  power      {} {}{}   ({}{})   {}", p.power_metric ? figure_text(*p.power_metric) : "none",
+               p.units, per_query ? " per query" : "", from, efficiency, p.valid ? "VALID" : "INVALID"));
+    for (const auto& c : p.checks) {
+      if (!c.passed) print_line(out, fmt::format("    {:<26} FAILED  {}", c.name, c.message));
+    }
   }
   if (i->accuracy) {
     const inference::AccuracyResult& a = *i->accuracy;

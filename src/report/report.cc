@@ -1,5 +1,6 @@
 #include "mlperf/report/report.h"
 #include "mlperf/report/hpc_report.h"
+#include "mlperf/inference/power.h"
 #include "mlperf/inference/score.h"
 #include "mlperf/report/inference_report.h"
 #include "mlperf/mllog/parallel.h"
@@ -75,13 +76,15 @@ struct Row {
 
 // One header for both kinds of result: the training columns first (as before inference was
 // read), then the kind and the inference figure, then MLPerf HPC's usage, scaling and the
-// weak-scaling figures (as JSON names them). A cell that does not apply is empty.
+// weak-scaling figures (as JSON names them), then an inference power submission's figure (the
+// results table's Power_Result and Power_Units). A cell that does not apply is empty.
 const std::vector<std::string> kRowHeader = {
     "directory", "submitter", "system", "benchmark", "platform", "division", "ruleset", "runs",
     "counted", "olympic_minutes", "rcp_case", "rcp_passed", "normalization_factor", "score_minutes",
     "expected_minutes", "delta_percent", "within_tolerance", "passed", "warnings",
     "kind", "model", "scenario", "metric", "performance_result", "units", "valid", "expected_result",
-    "usage", "scaling", "number_of_models", "instance_scale", "time_to_train_all_minutes", "throughput"};
+    "usage", "scaling", "number_of_models", "instance_scale", "time_to_train_all_minutes", "throughput",
+    "power_result", "power_units"};
 
 Row directory_row(const DirectoryResult& r, bool full_precision) {
   auto num = [&](const std::optional<double>& v, const char* spec) {
@@ -102,7 +105,8 @@ Row directory_row(const DirectoryResult& r, bool full_precision) {
                  "inference", i ? i->model : "", i ? i->scenario : "", i ? i->metric : "",
                  i ? num(i->performance_result, "{:.6g}") : "", i ? i->units : "",
                  i ? (i->valid ? "true" : "false") : "", e ? fmt::format("{}", e->published) : "",
-                 "", "", "", "", "", ""};
+                 "", "", "", "", "", "",
+                 i && i->power ? num(i->power->power_metric, "{:.6g}") : "", i && i->power ? i->power->units : ""};
     return row;
   }
   int counted = 0;
@@ -135,6 +139,7 @@ Row directory_row(const DirectoryResult& r, bool full_precision) {
   row.cells.push_back(w && w->instance_scale ? std::to_string(*w->instance_scale) : "");
   row.cells.push_back(w ? num(w->time_to_train_all_minutes, "{:.4f}") : "");
   row.cells.push_back(w ? num(w->throughput, "{:.4f}") : "");
+  row.cells.insert(row.cells.end(), {"", ""});  // no power figure
   return row;
 }
 
@@ -553,6 +558,9 @@ SummaryRow summary_row(const DirectoryResult& r) {
     const auto& i = *r.inference;
     row[1] = terminal_text(i.model + "/" + i.scenario);
     row[2] = i.performance_result ? inference::figure_text(*i.performance_result) + " " + i.units : "none";
+    if (i.power && i.power->power_metric) {
+      row[2] += fmt::format(", {} {}", inference::figure_text(*i.power->power_metric), i.power->units);
+    }
     row[3] = i.valid ? "VALID" : "INVALID";
     if (!i.submission_valid && i.valid) row[3] += " (submission fails)";
     row[4] = i.expected ? fmt::format("{:+.2f} % vs published", i.expected->delta_percent) : "no published figure";

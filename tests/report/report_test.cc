@@ -733,8 +733,9 @@ TEST(ReportMarkdown, HeaderSeparatorAndOneRowPerDirectory) {
   auto header = md_cells(lines[0]);
   ASSERT_FALSE(header.empty());
   EXPECT_EQ(header.front(), "directory");
-  EXPECT_EQ(header[26], "expected_result");  // the inference columns, then MLPerf HPC's
-  EXPECT_EQ(header.back(), "throughput");
+  EXPECT_EQ(header[26], "expected_result");  // the inference columns, then MLPerf HPC's, then power's
+  EXPECT_EQ(header[header.size() - 3], "throughput");
+  EXPECT_EQ(header.back(), "power_units");
   auto sep = md_cells(lines[1]);
   ASSERT_EQ(sep.size(), header.size());
   for (const auto& s : sep) EXPECT_EQ(s, "---");

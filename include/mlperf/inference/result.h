@@ -186,6 +186,8 @@ struct InferenceExpected {
   bool lower_is_better = false;   ///< latencies
 };
 
+struct PowerResult;  // power.h
+
 /// Everything known about one scenario folder.
 struct InferenceResult {
   std::string round;         ///< "v5.1"
@@ -214,6 +216,9 @@ struct InferenceResult {
   /// order; null when not judged (open division, a run outside the submission layout, a model
   /// that needs none). `valid` includes their verdicts.
   std::shared_ptr<const std::vector<ComplianceTestResult>> compliance_tests;
+  /// The power measurement (power.h) where performance/power exists; null otherwise. `valid`
+  /// includes its verdict.
+  std::shared_ptr<const PowerResult> power;
   /// The submission-level rules the round's checker applies to this folder (submission.h), in
   /// this order: the system description (network_mode left to `checks`), the scenario's
   /// measurements, the model's required scenarios; empty outside the submission layout.
