@@ -397,8 +397,17 @@ void judge_accuracy_run(DirectoryResult& out, InferenceResult& result, const Loa
     out.warnings.push_back(fmt::format("no accuracy rules for round {}; the accuracy run is not judged", result.round));
     return;
   }
-  std::string model = out.division == "open" ? inf.rules.model_of(inf.mapped_model_of(run.scenario_dir, result.model))
-                                             : result.rules_model;
+  // Open division: the model the checker judges the accuracy of (get_mlperf_model: the
+  // submitter's model_mapping.json, the round's mapping, then its guesses from the folder name,
+  // "bert-99" in "obert-base-pruned90-none-bert-99").
+  std::string model = result.rules_model;
+  if (out.division == "open") {
+    std::string mapped = inf.mapped_model_of(run.scenario_dir, result.model);
+    if (auto sr = inf.submission.rounds.find(result.round); sr != inf.submission.rounds.end()) {
+      mapped = sr->second.mlperf_model(mapped);
+    }
+    model = inf.rules.model_of(mapped);
+  }
   auto accuracy = std::make_shared<AccuracyResult>(
       judge_accuracy(accuracy_dir, rr->second, model, result.scenario, out.division.empty() ? "closed" : out.division));
   if (!accuracy->file.empty()) {

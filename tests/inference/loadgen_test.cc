@@ -381,6 +381,32 @@ TEST(InferenceValidity, ATest05RunIsHeldToTheRoundsTest05Seeds) {
   EXPECT_TRUE(rules.rounds.at("v5.1").test05_seeds.empty());
 }
 
+// An open-division folder named for a variant of a model is judged against that model's
+// accuracy target: get_mlperf_model guesses "bert-99" from "bert-base-pruned90-none-bert-99"
+// (NeuralMagic's v4.1 folder, its real accuracy line). The open division accepts the miss.
+TEST(InferenceAccuracy, AnOpenFolderNamedForAModelVariantTakesThatModelsTarget) {
+  TempDir tmp;
+  const fs::path dir =
+      tmp.path() / "inference_results_v4.1/open/Org/results/sys/bert-base-pruned90-none-bert-99/Offline";
+  write_file(dir / "performance/run_1/mlperf_log_detail.txt",
+             run_log("Offline", event("result_samples_per_second", "120.5")));
+  write_file(dir / "accuracy/accuracy.txt",
+             "{\"exact_match\": 81.27719962157049, \"f1\": 88.42042174998099}\nhash=0\n");
+  DirectoryResult d = score_one(dir);
+  ASSERT_TRUE(d.inference && d.inference->accuracy);
+  const AccuracyResult& a = *d.inference->accuracy;
+  const ValidityCheck* f1 = nullptr;
+  for (const auto& c : a.checks) {
+    if (c.name == "F1") f1 = &c;
+    EXPECT_EQ(c.message.find("no accuracy target"), std::string::npos) << c.message;
+  }
+  ASSERT_NE(f1, nullptr);
+  EXPECT_FALSE(f1->passed);
+  EXPECT_EQ(f1->value, 88.42042174998099) << f1->limit;
+  EXPECT_NE(f1->limit.dump().find("89.96526"), std::string::npos) << f1->limit;
+  EXPECT_TRUE(a.valid);  // accepted for open
+}
+
 // The system description says whether the system is over the network (is_network, a string):
 // never in the closed division, always in the network one, whose SUT name says "Network SUT".
 TEST(InferenceValidity, NetworkModeFollowsTheDivision) {
