@@ -1,6 +1,7 @@
 #include "mlperf/report/summary.h"
 #include "mlperf/report/hpc_report.h"
 #include "mlperf/inference/accuracy.h"
+#include "mlperf/inference/power.h"
 #include "mlperf/inference/result.h"
 #include "mlperf/report/table_text.h"
 #include "mlperf/report/exact_bytes.h"
@@ -61,24 +62,38 @@ std::string score_cell(const SystemRow& s, std::size_t column, const char* absen
 bool is_inference_column(const std::string& name) { return name.find('/') != std::string::npos; }
 
 // The figure columns of the written table: each benchmark's score, and after each inference
-// column its Accuracy column ("<model>/<scenario> Accuracy"), as the official results table
-// prints it beside the figure.
+// column its Accuracy column ("<model>/<scenario> Accuracy") and, where a folder of it is a
+// power submission, its Power column, as the official results table prints them beside the
+// figure.
 struct FigureColumn {
+  enum Kind { kFigure, kAccuracy, kPower };
   std::size_t benchmark;  ///< index into Summary::benchmarks
-  bool accuracy;          ///< the Accuracy column of an inference benchmark
+  Kind kind = kFigure;
 };
 
 std::vector<FigureColumn> figure_columns(const Summary& summary) {
   std::vector<FigureColumn> out;
   for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) {
-    out.push_back({c, false});
-    if (is_inference_column(summary.benchmarks[c])) out.push_back({c, true});
+    out.push_back({c, FigureColumn::kFigure});
+    if (is_inference_column(summary.benchmarks[c])) out.push_back({c, FigureColumn::kAccuracy});
+    if (c < summary.power.size() && summary.power[c]) out.push_back({c, FigureColumn::kPower});
   }
   return out;
 }
 
 std::string figure_header(const Summary& summary, const FigureColumn& f) {
-  return f.accuracy ? summary.benchmarks[f.benchmark] + " Accuracy" : summary.benchmarks[f.benchmark];
+  const std::string& name = summary.benchmarks[f.benchmark];
+  return f.kind == FigureColumn::kAccuracy ? name + " Accuracy" : f.kind == FigureColumn::kPower ? name + " Power" : name;
+}
+
+// The Power cell: the folder's Power_Result with its units ("5013.79 Watts"); "" for a folder
+// without a power figure, `absent` without a folder.
+std::string power_cell(const SystemRow& s, std::size_t column, const std::vector<DirectoryResult>& results,
+                       const char* absent) {
+  if (!s.result_index[column]) return absent;
+  const auto& i = results[*s.result_index[column]].inference;
+  if (!i || !i->power || !i->power->power_metric) return std::string();
+  return fmt::format("{:.6g} {}", *i->power->power_metric, i->power->units);
 }
 
 // The Accuracy cell: the results table's Accuracy text of the folder's accuracy run ("ROUGE1:
@@ -92,9 +107,10 @@ std::string accuracy_cell(const SystemRow& s, std::size_t column, const std::vec
 
 std::string figure_cell(const Summary& summary, const SystemRow& s, const FigureColumn& f,
                         const std::vector<DirectoryResult>& results, const char* absent) {
-  return f.accuracy ? accuracy_cell(s, f.benchmark, results, absent)
-                    : score_cell(s, f.benchmark, absent, is_inference_column(summary.benchmarks[f.benchmark]),
-                                 summary.benchmarks[f.benchmark]);
+  if (f.kind == FigureColumn::kAccuracy) return accuracy_cell(s, f.benchmark, results, absent);
+  if (f.kind == FigureColumn::kPower) return power_cell(s, f.benchmark, results, absent);
+  return score_cell(s, f.benchmark, absent, is_inference_column(summary.benchmarks[f.benchmark]),
+                    summary.benchmarks[f.benchmark]);
 }
 
 }  // namespace
@@ -191,6 +207,10 @@ Summary summarize(const std::vector<DirectoryResult>& results, const Facts& fact
     }
     row.result_index[column] = i;
     row.scores[column] = r.inference ? r.inference->performance_result : r.score_minutes;
+    if (r.inference && r.inference->power) {
+      summary.power.resize(columns);
+      summary.power[column] = true;
+    }
   }
   return summary;
 }
@@ -201,12 +221,17 @@ nlohmann::json to_json(const Summary& summary, const std::vector<DirectoryResult
     nlohmann::json scores = nlohmann::json::object();
     nlohmann::json directories = nlohmann::json::object();
     nlohmann::json accuracy = nlohmann::json::object();
+    nlohmann::json power = nlohmann::json::object();
     for (std::size_t c = 0; c < summary.benchmarks.size(); ++c) {
       if (!s.result_index[c]) continue;
       scores[summary.benchmarks[c]] = json_number_or_null(s.scores[c]);
       if (is_inference_column(summary.benchmarks[c])) {
         const auto& i = results[*s.result_index[c]].inference;
         accuracy[summary.benchmarks[c]] = i && i->accuracy ? nlohmann::json(i->accuracy->column) : nlohmann::json();
+        if (i && i->power) {
+          power[summary.benchmarks[c]] = {{"power_result", json_number_or_null(i->power->power_metric)},
+                                          {"power_units", i->power->units}};
+        }
       }
       directories[summary.benchmarks[c]] = results[*s.result_index[c]].dir.path.string();
     }
@@ -224,6 +249,7 @@ nlohmann::json to_json(const Summary& summary, const std::vector<DirectoryResult
         {"scaling", json_string_or_null(s.scaling)},
         {"scores", scores},
         {"accuracy", accuracy},
+        {"power", power},
         {"directories", directories},
     });
   }
@@ -267,7 +293,7 @@ void write_summary(std::ostream& out, const Summary& summary, const std::vector<
       for (const auto& h : header) out << ' ' << markdown_cell(h) << " |";
       out << "\n|";
       for (std::size_t i = 0; i < header.size(); ++i) {
-        const bool text = i < kDescriptionColumns.size() || figures[i - kDescriptionColumns.size()].accuracy;
+        const bool text = i < kDescriptionColumns.size() || figures[i - kDescriptionColumns.size()].kind == FigureColumn::kAccuracy;
         out << (text ? "---|" : "---:|");
       }
       out << '\n';
@@ -310,12 +336,16 @@ void write_summary(std::ostream& out, const Summary& summary, const std::vector<
       if (inference) {
         fmt::print(out, "Inference: Performance_Result per <model>/<scenario> as the official results table "
                         "(Tokens/s, Samples/s, Queries/s or Latency (ms)), and its Accuracy column\n");
+        if (std::find(summary.power.begin(), summary.power.end(), true) != summary.power.end()) {
+          fmt::print(out, "Power: Power_Result of a power submission (Watts; millijoules per query for "
+                          "SingleStream and MultiStream)\n");
+        }
       }
       auto print_row = [&](const std::vector<std::string>& row) {
         std::string line;
         for (std::size_t i = 0; i < row.size(); ++i) {
           // counts and scores right-aligned, accuracy text left-aligned
-          bool figure = i == 6 || (i >= kTableHeaders.size() && !figures[i - kTableHeaders.size()].accuracy);
+          bool figure = i == 6 || (i >= kTableHeaders.size() && figures[i - kTableHeaders.size()].kind != FigureColumn::kAccuracy);
           line += (i ? "  " : "") + pad(row[i], width[i], figure);
         }
         while (!line.empty() && line.back() == ' ') line.pop_back();

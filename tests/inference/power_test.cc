@@ -15,6 +15,7 @@
 #include "mlperf/inference/score.h"
 #include "mlperf/report/inference_report.h"
 #include "mlperf/report/report.h"
+#include "mlperf/report/summary.h"
 
 namespace mlperf::inference {
 namespace {
@@ -78,6 +79,7 @@ TEST(Power, RealUntetherAiFoldersGiveTheOfficialFigures) {
     std::size_t samples;
     double efficiency;
   };
+  std::vector<DirectoryResult> all;
   for (const Expected& e : {Expected{"singlestream", 29.238986918361313, "millijoules", 600, 34.200911365093376},
                             Expected{"multistream", 61.316696672746566, "millijoules", 600, 130.4701726300882},
                             Expected{"offline", 398.32998477930016, "Watts", 657, 423.5684142470005}}) {
@@ -114,7 +116,20 @@ TEST(Power, RealUntetherAiFoldersGiveTheOfficialFigures) {
     EXPECT_TRUE(std::any_of(d.warnings.begin(), d.warnings.end(), [](const std::string& w) {
       return w.find("power_checker.py") != std::string::npos && w.find("is not run") != std::string::npos;
     }));
+    all.push_back(std::move(d));
   }
+  // summarize: a Power column beside each power folder's Accuracy column, and in JSON.
+  const Summary summary = summarize(all, power_data().facts());
+  std::ostringstream table, csv;
+  write_summary(table, summary, all, ReportFormat::kTable, RcpPass::kPruned);
+  write_summary(csv, summary, all, ReportFormat::kCsv, RcpPass::kPruned);
+  EXPECT_NE(table.str().find("resnet50/SingleStream Power"), std::string::npos) << table.str();
+  EXPECT_NE(table.str().find("29.239 millijoules"), std::string::npos) << table.str();
+  EXPECT_NE(csv.str().find("resnet50/Offline Power"), std::string::npos) << csv.str();
+  EXPECT_NE(csv.str().find("398.33 Watts"), std::string::npos) << csv.str();
+  const nlohmann::json sj = to_json(summary, all, RcpPass::kPruned);
+  EXPECT_EQ(sj["systems"][0]["power"]["resnet50/MultiStream"]["power_result"], 61.316696672746566);
+  EXPECT_EQ(sj["systems"][0]["power"]["resnet50/MultiStream"]["power_units"], "millijoules");
   // Without the power folder the same run is no power submission: no figure, no spl.txt asked
   // (a new context: the one above keeps the submitter tree it listed).
   fs::remove_all(system / "offline/performance/power");

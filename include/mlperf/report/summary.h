@@ -55,6 +55,9 @@ struct Summary {
   std::vector<std::string> benchmarks;
   std::vector<SystemRow> systems;       ///< in order of first appearance in the results
   std::vector<std::string> warnings;    ///< unreadable descriptions, duplicate benchmarks
+  /// Per column of `benchmarks`: whether a folder in it is an inference power submission (its
+  /// table then has a "<model>/<scenario> Power" column beside Accuracy).
+  std::vector<bool> power;
 };
 
 /// Groups `results` by system (submitter, system folder, description) and fills the round's
@@ -66,8 +69,9 @@ Summary summarize(const std::vector<DirectoryResult>& results, const Facts& fact
 /// The summary as JSON: {"rulesets", "benchmarks", "systems": [{submitter, system,
 /// system_name, division, availability, accelerator_model_name, accelerator_count,
 /// host_processor_model_name, framework, system_description, scores: {benchmark: minutes or
-/// null}, accuracy: {model/scenario: the results table's Accuracy text or null},
-/// directories: {benchmark: path}}], "results": [to_json of each directory],
+/// null}, accuracy: {model/scenario: the results table's Accuracy text or null}, power:
+/// {model/scenario: {power_result, power_units}} for power submissions, directories:
+/// {benchmark: path}}], "results": [to_json of each directory],
 /// "warnings"}. Scores keep full precision.
 nlohmann::json to_json(const Summary& summary, const std::vector<DirectoryResult>& results, RcpPass pass);
 
