@@ -13,6 +13,7 @@
 #include "../test_support.h"
 #include "mlperf/inference/power.h"
 #include "mlperf/inference/score.h"
+#include "mlperf/report/html/report.h"
 #include "mlperf/report/inference_report.h"
 #include "mlperf/report/report.h"
 #include "mlperf/report/summary.h"
@@ -127,6 +128,10 @@ TEST(Power, RealUntetherAiFoldersGiveTheOfficialFigures) {
   EXPECT_NE(table.str().find("29.239 millijoules"), std::string::npos) << table.str();
   EXPECT_NE(csv.str().find("resnet50/Offline Power"), std::string::npos) << csv.str();
   EXPECT_NE(csv.str().find("398.33 Watts"), std::string::npos) << csv.str();
+  // The HTML report shows the figure beside the performance figure, with its checks.
+  const std::string html = mlperf::html::score_report(all, RcpPass::kPruned);
+  EXPECT_NE(html.find("29.239 millijoules"), std::string::npos);
+  EXPECT_NE(html.find("power check"), std::string::npos);
   const nlohmann::json sj = to_json(summary, all, RcpPass::kPruned);
   EXPECT_EQ(sj["systems"][0]["power"]["resnet50/MultiStream"]["power_result"], 61.316696672746566);
   EXPECT_EQ(sj["systems"][0]["power"]["resnet50/MultiStream"]["power_units"], "millijoules");

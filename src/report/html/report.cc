@@ -7,6 +7,7 @@
 #include "mlperf/mllog/path_text.h"
 #include "mlperf/report/html/page.h"
 #include "mlperf/inference/accuracy.h"
+#include "mlperf/inference/power.h"
 #include "mlperf/inference/compliance_tests.h"
 #include "mlperf/inference/result.h"
 
@@ -237,6 +238,18 @@ void inference_section(Page& page, const DirectoryResult& r) {
       }
     }
     judged += accuracy.str();
+  }
+  // A power submission's figure beside the performance figure, and the checks that judged it.
+  if (inf.power) {
+    const inference::PowerResult& p = *inf.power;
+    figure.row({"power", (p.power_metric ? fmt::format("{:.6g} {}", *p.power_metric, escape(p.units)) : "none") + " " +
+                             verdict(p.valid, "valid", "invalid")});
+    Table power({"power check", "passed", "value", "limit", "line", "message"});
+    for (const auto& c : p.checks) {
+      power.row({escape(c.name), verdict(c.passed, "yes", "no"), escape(c.value.dump()), escape(c.limit.dump()),
+                 c.line ? std::to_string(c.line) : "", escape(c.message)});
+    }
+    judged += power.str();
   }
   if (inf.compliance_tests) {
     Table tests({"compliance test", "passed", "folder", "failed checks"});
