@@ -183,7 +183,7 @@ ValidityCheck judge_power_measurement_files(const std::string& measurement_dir) 
 PowerResult judge_power(const fs::path& scenario_dir, const LoadgenLog& run, std::optional<double> performance,
                         const InferenceRules& rules, const KeySet& keys, const std::string& round,
                         const std::string& model_folder, const std::string& scenario, const std::string& division,
-                        bool file_lists) {
+                        bool file_lists, bool ranging_figure) {
   PowerResult p;
   const fs::path performance_dir = scenario_dir / "performance";
   const fs::path ranging = performance_dir / "ranging";
@@ -198,7 +198,7 @@ PowerResult judge_power(const fs::path& scenario_dir, const LoadgenLog& run, std
   };
 
   // The ranging run: its figure must be readable (get_performance_metric; check_ranging_dir).
-  {
+  if (ranging_figure) {
     const fs::path log_file = ranging / std::string(kDetailLogName);
     std::string why;
     try {

@@ -462,9 +462,13 @@ void judge_run_folder(InferenceResult& result, const LoadgenRun& run, bool own_r
 // also runs, is not: a warning says so.
 void judge_power_run(DirectoryResult& out, InferenceResult& result, const LoadgenRun& run, bool own_run,
                      const LoadgenLog& log, const InferenceData& inf) {
+  // The script checkers (v4.1–v5.1) read the ranging run's figure; v6.x's PowerCheck does not.
+  auto sr = inf.submission.rounds.find(result.round);
+  const bool script = sr == inf.submission.rounds.end() || sr->second.exceptions_stop_checker;
   auto power = std::make_shared<PowerResult>(judge_power(run.scenario_dir, log, result.performance_result, inf.rules,
                                                          inf.keys_read, result.round, result.model, result.scenario,
-                                                         out.division.empty() ? "closed" : out.division, !own_run));
+                                                         out.division.empty() ? "closed" : out.division, !own_run,
+                                                         script));
   out.warnings.push_back(fmt::format(
       "{}: the Power WG's power_checker.py (PTD logs, client and server sessions, source checksums) is not run; "
       "the power folder's files, the ranging run and the samples in the run's power window are judged",

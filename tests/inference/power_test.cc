@@ -245,6 +245,18 @@ TEST(Power, EachMissingPartMakesTheMeasurementInvalid) {
     EXPECT_TRUE(d.inference->power->power_metric);  // still computed; the checker drops the row
   }
   {
+    // v6.0's PowerCheck judges the ranging folder's files but does not read its figure.
+    const fs::path dir = tmp.path() / "g/inference_results_v6.0/closed/Org/results/sys/resnet50/Offline";
+    fs::path made = make_power_folder(tmp.path() / "g0", "Offline", "Offline");
+    fs::create_directories(dir.parent_path());
+    fs::rename(made, dir);
+    fs::remove(dir / "performance/ranging/mlperf_log_detail.txt");
+    DirectoryResult d = score_folder(dir);
+    ASSERT_TRUE(d.inference && d.inference->power);
+    EXPECT_EQ(d.inference->round, "v6.0");
+    EXPECT_EQ(failed(d), (V{"ranging_files"}));
+  }
+  {
     fs::path dir = make_power_folder(tmp.path() / "b", "Offline", "Offline");
     write_file(dir / "performance/power/notes.txt", "x");
     fs::remove(dir / "performance/power/server.log");

@@ -58,8 +58,9 @@ std::optional<std::int64_t> parse_power_timestamp(std::string_view text);
 /// again from that detail log; a run read from its summary has none), whose performance figure is `performance`
 /// (InferenceResult::performance_result), in canonical scenario `scenario` of model folder
 /// `model_folder`, round `round`, `division`. `file_lists`: whether the ranging and power
-/// folders' file lists are judged (the submission layout; not for a run of one's own). `keys`:
-/// rules.keys_read(), for the ranging run's log.
+/// folders' file lists are judged (the submission layout; not for a run of one's own).
+/// `ranging_figure`: whether the ranging run's figure must read (the script checkers of
+/// v4.1–v5.1; v6.x's PowerCheck does not read it). `keys`: rules.keys_read(), for that log.
 ///
 /// As check_power_dir / get_power_metric: performance/ranging holds exactly the loadgen logs and
 /// spl.txt (mlperf_log_accuracy.json allowed) and its figure can be read; performance/power
@@ -73,7 +74,7 @@ std::optional<std::int64_t> parse_power_timestamp(std::string_view text);
 PowerResult judge_power(const std::filesystem::path& scenario_dir, const LoadgenLog& run,
                         std::optional<double> performance, const InferenceRules& rules, const KeySet& keys,
                         const std::string& round, const std::string& model_folder, const std::string& scenario,
-                        const std::string& division, bool file_lists);
+                        const std::string& division, bool file_lists, bool ranging_figure = true);
 
 /// check_measurement_dir's files of a power submission (script rounds v4.1–v5.1): a file whose
 /// name starts with "analyzer_table" and one starting with "power_settings"
