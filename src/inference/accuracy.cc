@@ -90,15 +90,6 @@ std::vector<AccuracyBound> bounds(const nlohmann::json& list) {
   return out;
 }
 
-// Python's float() of the captured text; nullopt where it would raise.
-std::optional<double> python_float(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  char* end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size()) return std::nullopt;
-  return v;
-}
-
 std::string number_text(double v) { return fmt::format("{}", v); }
 
 }  // namespace

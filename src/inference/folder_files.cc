@@ -5,8 +5,11 @@
 #include "mlperf/mllog/line_reader.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
 #include <set>
 #include <string_view>
+#include <system_error>
 
 namespace mlperf::inference {
 
@@ -49,6 +52,26 @@ std::string strip_whitespace(const std::string& s) {
   const auto b = s.find_first_not_of(ws);
   if (b == std::string::npos) return "";
   return s.substr(b, s.find_last_not_of(ws) - b + 1);
+}
+
+std::optional<double> python_float(std::string_view text) {
+  const char* ws = " \t\n\r\v\f";
+  const auto b = text.find_first_not_of(ws);
+  if (b == std::string_view::npos) return std::nullopt;
+  text = text.substr(b, text.find_last_not_of(ws) - b + 1);
+  // from_chars reads no leading '+' (float() does) and, unlike strtod, no hexadecimal (float()
+  // neither).
+  const bool negative = text.front() == '-';
+  if (text.front() == '+' || negative) text.remove_prefix(1);
+  if (text.empty() || text.front() == '+' || text.front() == '-') return std::nullopt;
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (end != text.data() + text.size() || (ec != std::errc{} && ec != std::errc::result_out_of_range)) return std::nullopt;
+  if (ec == std::errc::result_out_of_range) {
+    // float() gives inf for an overflow and 0 for an underflow, as strtod does.
+    value = std::strtod(std::string(text).c_str(), nullptr);
+  }
+  return negative ? -value : value;
 }
 
 }  // namespace mlperf::inference

@@ -61,17 +61,6 @@ unsigned days_in_month(int y, int m) {
   return m == 2 && leap ? 29 : days[m - 1];
 }
 
-// Python's float() of a field: surrounding whitespace allowed, then a decimal or "inf"/"nan".
-std::optional<double> python_float(std::string_view text) {
-  const std::string stripped = strip_whitespace(std::string(text));
-  std::string_view s = stripped;
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  double value = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc{} || end != s.data() + s.size() || s.empty()) return std::nullopt;
-  return value;
-}
-
 // The fields of a line split at every comma (str.split(",")).
 std::vector<std::string_view> comma_fields(std::string_view line) {
   std::vector<std::string_view> fields;

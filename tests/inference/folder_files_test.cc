@@ -1,10 +1,12 @@
-// Tests of read_text_lines (inference/folder_files.h): a file's lines as the submission
+// Tests of read_text_lines and python_float (inference/folder_files.h): a file's lines as the submission
 // checker reads the compliance tests' verification files, split at "\n", "\r" and "\r\n".
 
 #include "mlperf/inference/folder_files.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,18 @@ TEST(FolderFiles, TextLinesAreSplitAtEveryKindOfLineEnd) {
   }
   EXPECT_EQ(read_text_lines(dir.path() / "absent.txt"), std::nullopt);
   EXPECT_EQ(read_text_lines(dir.path()), std::optional<Lines>(Lines{}));  // a folder opens, then reads nothing
+}
+
+// Python's float(): what it reads and what makes it raise.
+TEST(PythonFloat, ReadsWhatFloatReadsAndNothingElse) {
+  EXPECT_EQ(python_float("172.900000"), 172.9);
+  EXPECT_EQ(python_float(" 75.92\n"), 75.92);
+  EXPECT_EQ(python_float("+1e3"), 1000.0);
+  EXPECT_EQ(python_float("-0.5"), -0.5);
+  EXPECT_EQ(python_float("1e500"), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(python_float("-inf"), -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(*python_float("nan")));
+  for (const char* bad : {"", "  ", "0x10", "1.5x", "n/a", "+-1", "--1", "1 2"}) EXPECT_FALSE(python_float(bad)) << bad;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mlperf::inference {
@@ -30,5 +31,10 @@ std::optional<std::vector<std::string>> read_text_lines(const std::filesystem::p
 
 /// Python's str.strip() for the whitespace a text file holds (space, \t, \n, \r, \v, \f).
 std::string strip_whitespace(const std::string& text);
+
+/// Python's float() of a text: surrounding whitespace allowed, an optional sign, a decimal
+/// number, "inf", "infinity" or "nan" (any case); nullopt where float() raises (hexadecimal,
+/// empty, trailing text; digit-group underscores are not read).
+std::optional<double> python_float(std::string_view text);
 
 }  // namespace mlperf::inference
