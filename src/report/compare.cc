@@ -1,5 +1,6 @@
 #include "mlperf/report/compare.h"
 #include "mlperf/inference/accuracy.h"
+#include "mlperf/inference/power.h"
 #include "mlperf/inference/score.h"
 #include "mlperf/report/table_text.h"
 #include "mlperf/report/exact_bytes.h"
@@ -34,7 +35,7 @@ const std::vector<std::string> kColumns = {
     "converged_runs", "mean_samples_to_converge", "global_batch_size", "normalization_factor",
     "rcp_passed",     "passed",         "kind",         "performance_result", "units",
     "scaling",        "number_of_models", "instance_scale", "time_to_train_all_minutes", "throughput",
-    "accuracy"};
+    "accuracy",       "power_result",   "power_units"};
 
 // The cells of kColumns; `full` keeps full precision (csv), else figures are rounded. A cell
 // that does not apply to the row's kind is empty.
@@ -48,7 +49,7 @@ std::vector<std::string> cells(const ComparisonRow& r, bool full) {
     return {r.benchmark, r.directory, r.submitter, r.system, r.platform, r.division, r.ruleset, "",
             num(r.speedup, "{:.3f}"), r.baseline_directory, "", "", "", "", "", "", "", "", "", "",
             r.passed ? "true" : "false", "inference", num(r.performance_result, "{:.6g}"), r.units,
-            "", "", "", "", "", r.accuracy};
+            "", "", "", "", "", r.accuracy, num(r.power_result, "{:.6g}"), r.power_units};
   }
   const WeakScalingScore* w = r.weak ? &*r.weak : nullptr;
   return {r.benchmark,
@@ -80,7 +81,7 @@ std::vector<std::string> cells(const ComparisonRow& r, bool full) {
           w && w->instance_scale ? std::to_string(*w->instance_scale) : "",
           w ? num(w->time_to_train_all_minutes, "{:.4f}") : "",
           w ? num(w->throughput, "{:.4f}") : "",
-          ""};
+          "", "", ""};
 }
 
 std::string fixed(const std::optional<double>& v, const char* spec) {
@@ -94,6 +95,8 @@ struct GroupTable {
   std::string unit_note;  ///< what the figures are, after the baseline in the title
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
+  bool power = false;                    ///< an inference row has a power figure: a power column
+  std::vector<std::string> power_cells;  ///< per inference row, its power figure or "-"
 };
 
 GroupTable group_table(const Comparison& c, const std::string& group) {
@@ -111,6 +114,8 @@ GroupTable group_table(const Comparison& c, const std::string& group) {
       t.rows.push_back({submitter, system, platform,
                         r.performance_result ? inference::figure_text(*r.performance_result) + " " + r.units : "-",
                         speedup, r.passed ? "PASSED" : "FAILED", r.accuracy.empty() ? "-" : r.accuracy});
+      if (r.power_result) t.power = true;
+      t.power_cells.push_back(r.power_result ? inference::figure_text(*r.power_result) + " " + r.power_units : "-");
     } else if (r.scaling == "weak") {  // as group_of: every row of a group takes one branch
       const WeakScalingScore w = r.weak.value_or(WeakScalingScore{});
       t.unit_note = "throughput in models per minute, times in minutes";
@@ -131,6 +136,11 @@ GroupTable group_table(const Comparison& c, const std::string& group) {
                         r.global_batch_size ? std::to_string(*r.global_batch_size) : "-",
                         fixed(r.normalization_factor, "{:.6f}")});
     }
+  }
+  // An inference group with a power submission: its power figure beside the result.
+  if (t.power) {
+    t.header.insert(t.header.begin() + 4, "power");
+    for (std::size_t k = 0; k < t.rows.size(); ++k) t.rows[k].insert(t.rows[k].begin() + 4, t.power_cells[k]);
   }
   return t;
 }
@@ -241,6 +251,10 @@ Comparison compare_results(const std::vector<DirectoryResult>& results, std::siz
         row.performance_result = r.inference->performance_result;
         row.units = r.inference->units;
         if (r.inference->accuracy) row.accuracy = r.inference->accuracy->column;
+        if (r.inference->power && r.inference->power->power_metric) {
+          row.power_result = r.inference->power->power_metric;
+          row.power_units = r.inference->power->units;
+        }
         if (b) row.speedup = inference::speedup(*b, r);
         c.rows.push_back(std::move(row));
         continue;  // no runs, minutes or RCP check
@@ -293,6 +307,8 @@ nlohmann::json to_json(const ComparisonRow& r) {
       {"performance_result", json_number_or_null(r.performance_result)},
       {"units", json_string_or_null(r.units)},
       {"accuracy", json_string_or_null(r.accuracy)},
+      {"power_result", json_number_or_null(r.power_result)},
+      {"power_units", json_string_or_null(r.power_units)},
       {"passed", r.passed},
       {"is_baseline", r.is_baseline},
       {"baseline_directory", json_string_or_null(r.baseline_directory)},

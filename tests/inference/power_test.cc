@@ -13,6 +13,7 @@
 #include "../test_support.h"
 #include "mlperf/inference/power.h"
 #include "mlperf/inference/score.h"
+#include "mlperf/report/compare.h"
 #include "mlperf/report/html/report.h"
 #include "mlperf/report/inference_report.h"
 #include "mlperf/report/report.h"
@@ -132,6 +133,16 @@ TEST(Power, RealUntetherAiFoldersGiveTheOfficialFigures) {
   const std::string html = mlperf::html::score_report(all, RcpPass::kPruned);
   EXPECT_NE(html.find("29.239 millijoules"), std::string::npos);
   EXPECT_NE(html.find("power check"), std::string::npos);
+  // compare: the power figure beside the result of each power folder.
+  const Comparison comparison = compare_results(all, 1);
+  ASSERT_EQ(comparison.rows.size(), 3u);
+  for (const auto& row : comparison.rows) {
+    ASSERT_TRUE(row.power_result);
+    EXPECT_EQ(to_json(row)["power_result"], *row.power_result);
+  }
+  std::ostringstream compared;
+  write_comparison(compared, comparison, ReportFormat::kTable);
+  EXPECT_NE(compared.str().find("29.239 millijoules"), std::string::npos) << compared.str();
   const nlohmann::json sj = to_json(summary, all, RcpPass::kPruned);
   EXPECT_EQ(sj["systems"][0]["power"]["resnet50/MultiStream"]["power_result"], 61.316696672746566);
   EXPECT_EQ(sj["systems"][0]["power"]["resnet50/MultiStream"]["power_units"], "millijoules");

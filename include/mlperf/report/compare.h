@@ -57,6 +57,10 @@ struct ComparisonRow {
   /// Inference rows: the results table's Accuracy cell ("ROUGE1: 44.4465  ROUGE2: …"; "" when
   /// no accuracy run was read).
   std::string accuracy;
+  /// Inference power submissions: the results table's Power_Result and Power_Units
+  /// (inference/power.h); nullopt and "" elsewhere.
+  std::optional<double> power_result;
+  std::string power_units;
   bool inference = false;  ///< a loadgen result: the run, RCP and minutes fields do not apply
   /// Weak scaling only: the official summarizer's figures (number of models, instance
   /// scale, time to train all in minutes, throughput in models per minute).
@@ -98,7 +102,8 @@ Comparison compare_results(const std::vector<DirectoryResult>& results, std::siz
 
 /// One row as JSON (full precision; missing figures, and those that do not apply to its kind,
 /// are null): directory, submitter, system, benchmark, group, kind, scaling, platform,
-/// division, ruleset, score_minutes, performance_result, units, accuracy, passed, is_baseline,
+/// division, ruleset, score_minutes, performance_result, units, accuracy, power_result,
+/// power_units, passed, is_baseline,
 /// baseline_directory, baseline_score_minutes, speedup, counted_runs, min_minutes,
 /// median_minutes, max_minutes, mean_minutes, cv_minutes, converged_runs,
 /// mean_samples_to_converge, global_batch_size, normalization_factor, rcp_passed,
