@@ -3,12 +3,11 @@
 #include "mlperf/inference/power.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
-#include <charconv>
 #include <cmath>
+#include <exception>
 #include <new>
-#include <stdexcept>
-#include <system_error>
 
 #include "mlperf/inference/folder_files.h"
 #include "mlperf/mllog/folder_listing.h"
