@@ -17,11 +17,20 @@
 #include <vector>
 
 #include "mlperf/mllog/ruleset.h"
+#include "mlperf/training/data_context.h"
 
 namespace mlperf::testing {
 
 /// The source tree (configs/, data/).
 inline std::filesystem::path source_dir() { return MLPERF_SCORE_SOURCE_DIR; }
+
+/// The data of the source tree (configs/, data/), read once for the whole test binary. It keeps
+/// what it has listed of a submitter's tree: a test that changes a tree it scored scores it
+/// again with a DataContext of its own.
+inline const DataContext& source_data() {
+  static const DataContext d(source_dir());
+  return d;
+}
 
 /// AMD's MI355X v5.1 example system folder shipped in data/examples.
 inline std::filesystem::path example_system() {

@@ -102,6 +102,10 @@ class TestJudge {
                            passed ? std::string() : std::move(message), file});
     out_.valid = out_.valid && passed;
   }
+  void add(ValidityCheck check) {
+    out_.valid = out_.valid && check.passed;
+    out_.checks.push_back(std::move(check));
+  }
 
   // The test's folder exists.
   bool folder(const fs::path& compliance) {
@@ -139,12 +143,8 @@ class TestJudge {
           fmt::format("{} has no performance/run_1 folder", out_.dir));
       return;
     }
-    FilesDiff d = files_diff(run, {std::string(kSummaryLogName), std::string(kDetailLogName)}, {"mlperf_log_accuracy.json"});
-    add("performance_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}},
-        nlohmann::json::array({kSummaryLogName, kDetailLogName}), 0,
-        fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", run, fmt::join(d.missing, ", "),
-                    fmt::join(d.extra, ", ")),
-        run);
+    add(files_check("performance_files", run, {std::string(kSummaryLogName), std::string(kDetailLogName)},
+                    {"mlperf_log_accuracy.json"}));
   }
 
   // The test's own performance run, judged as a performance run of the scenario.
@@ -204,12 +204,10 @@ class TestJudge {
     }
     std::vector<std::string> required{"mlperf_log_accuracy.json", "accuracy.txt"};
     if (!pass) required.insert(required.end(), {"baseline_accuracy.txt", "compliance_accuracy.txt"});
-    FilesDiff d = files_diff(acc, required);
-    add("accuracy_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}}, required, 0,
-        fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", acc, fmt::join(d.missing, ", "),
-                    fmt::join(d.extra, ", ")),
-        acc);
-    if (!d.empty() || pass) return;
+    ValidityCheck files = files_check("accuracy_files", acc, required);
+    const bool listed = files.passed;
+    add(std::move(files));
+    if (!listed || pass) return;
     delta(acc, rules, model, scenario, accuracy);
   }
 

@@ -1,6 +1,9 @@
 // files_diff and text lines as the submission checker reads them (folder_files.h).
 
 #include "mlperf/inference/folder_files.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include "mlperf/mllog/folder_listing.h"
 #include "mlperf/mllog/line_reader.h"
 
@@ -28,6 +31,16 @@ FilesDiff files_diff(const fs::path& dir, const std::vector<std::string>& requir
     if (std::find(required.begin(), required.end(), p) == required.end() && !allowed.count(p)) d.extra.push_back(p);
   }
   return d;
+}
+
+ValidityCheck files_check(std::string name, const std::string& dir, const std::vector<std::string>& required,
+                          std::vector<std::string> optional) {
+  const FilesDiff d = files_diff(dir, required, std::move(optional));
+  return {std::move(name), d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}}, required, 0,
+          d.empty() ? std::string()
+                    : fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", dir,
+                                  fmt::join(d.missing, ", "), fmt::join(d.extra, ", ")),
+          dir};
 }
 
 std::optional<std::vector<std::string>> read_text_lines(const fs::path& file) {

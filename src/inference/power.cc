@@ -10,6 +10,7 @@
 #include <new>
 
 #include "mlperf/inference/folder_files.h"
+#include "mlperf/inference/score.h"
 #include "mlperf/mllog/folder_listing.h"
 
 namespace mlperf::inference {
@@ -112,6 +113,10 @@ PowerSamples read_power_samples(const fs::path& spl, std::int64_t begin, std::in
 
 }  // namespace
 
+std::string power_text(const PowerResult& power) {
+  return power.power_metric ? figure_text(*power.power_metric) + " " + power.units : std::string();
+}
+
 bool has_power_measurement(const fs::path& scenario_dir) {
   return listed_exists((scenario_dir / "performance" / "power").native());
 }
@@ -213,19 +218,8 @@ PowerResult judge_power(const fs::path& scenario_dir, const LoadgenLog& run, std
   if (file_lists) {
     const std::vector<std::string> run_files{std::string(kSummaryLogName), std::string(kDetailLogName),
                                              std::string(kPowerSamplesName)};
-    FilesDiff d = files_diff(ranging, run_files, {"mlperf_log_accuracy.json"});
-    add({"ranging_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}}, run_files, 0,
-         d.empty() ? std::string()
-                   : fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", ranging.string(),
-                                 fmt::join(d.missing, ", "), fmt::join(d.extra, ", ")),
-         ranging.string()});
-    d = files_diff(power, required_power_files());
-    add({"power_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}}, required_power_files(),
-         0,
-         d.empty() ? std::string()
-                   : fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", power.string(),
-                                 fmt::join(d.missing, ", "), fmt::join(d.extra, ", ")),
-         power.string()});
+    add(files_check("ranging_files", ranging.string(), run_files, {"mlperf_log_accuracy.json"}));
+    add(files_check("power_files", power.string(), required_power_files()));
   }
 
   // The samples inside the run's power window, and the metric (get_power_metric).

@@ -441,12 +441,7 @@ void judge_run_folder(InferenceResult& result, const LoadgenRun& run, bool own_r
   if (!own_run) {
     std::vector<std::string> required{std::string(kSummaryLogName), std::string(kDetailLogName)};
     if (power) required.emplace_back(kPowerSamplesName);
-    FilesDiff d = files_diff(run.run_dir, required, {"mlperf_log_accuracy.json"});
-    add({"performance_files", d.empty(), nlohmann::json{{"missing", d.missing}, {"extra", d.extra}}, required, 0,
-         d.empty() ? std::string()
-                   : fmt::format("{} has file list mismatch (missing: {}; unexpected: {})", run.run_dir.string(),
-                                 fmt::join(d.missing, ", "), fmt::join(d.extra, ", ")),
-         run.run_dir.string()});
+    add(files_check("performance_files", run.run_dir.string(), required, {"mlperf_log_accuracy.json"}));
   }
   if (!log.parse_errors.empty()) {
     const auto& e = log.parse_errors.front();
@@ -593,15 +588,9 @@ void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const
   if (judged_system.any_failed) result.valid = result.submission_valid = false;
   const std::string& system_type = judged_system.system_type;
   const bool system_read = judged_system.description_read;
-  for (auto& c : judge_measurements(submitter_dir, system, model_folder, scenario_folder, inf.submission, result.round)) {
+  for (auto& c : judge_measurements(submitter_dir, system, model_folder, scenario_folder, inf.submission, result.round,
+                                    result.power != nullptr)) {
     add(std::move(c), true);  // the scenario is skipped (script) or its row invalid (package)
-  }
-  // A power submission's analyzer table and settings (check_measurement_dir; the v6.x package
-  // checker asks for neither).
-  const std::string measurement_dir =
-      path_join(submitter_dir, "measurements/" + system + "/" + model_folder + "/" + scenario_folder);
-  if (result.power && !package && listed_is_directory(measurement_dir)) {
-    add(judge_power_measurement_files(measurement_dir), true);
   }
   if (!system_read) return;
 

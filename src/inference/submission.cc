@@ -2,6 +2,7 @@
 // description, the measurements of a scenario and the required scenarios of a model.
 
 #include "mlperf/inference/submission.h"
+#include "mlperf/inference/power.h"
 #include "mlperf/mllog/folder_listing.h"
 #include "mlperf/mllog/line_reader.h"
 #include "mlperf/mllog/path_text.h"
@@ -470,7 +471,7 @@ std::vector<ValidityCheck> judge_system_description(const fs::path& system_json,
 
 std::vector<ValidityCheck> judge_measurements(PathRef submitter_dir, const std::string& system,
                                               const std::string& model_folder, const std::string& scenario,
-                                              const SubmissionRules& rules, const std::string& round) {
+                                              const SubmissionRules& rules, const std::string& round, bool power) {
   const RoundSubmissionRules& r = rules.at(round);
   const MeasurementRules& m = r.measurements;
   std::vector<ValidityCheck> out;
@@ -669,6 +670,8 @@ std::vector<ValidityCheck> judge_measurements(PathRef submitter_dir, const std::
                              dir, ref, scenario)));
     }
   }
+  // A power submission's analyzer table and settings (check_measurement_dir, script rounds).
+  if (power && r.exceptions_stop_checker) out.push_back(judge_power_measurement_files(dir));
   for (auto& c : out) {
     if (c.name == "measurements_json" || c.name == "measurements_json_fields") {
       set_file(c, chosen.empty() ? dir : json_file);

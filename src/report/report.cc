@@ -558,9 +558,7 @@ SummaryRow summary_row(const DirectoryResult& r) {
     const auto& i = *r.inference;
     row[1] = terminal_text(i.model + "/" + i.scenario);
     row[2] = i.performance_result ? inference::figure_text(*i.performance_result) + " " + i.units : "none";
-    if (i.power && i.power->power_metric) {
-      row[2] += fmt::format(", {} {}", inference::figure_text(*i.power->power_metric), i.power->units);
-    }
+    if (i.power && i.power->power_metric) row[2] += ", " + inference::power_text(*i.power);
     row[3] = i.valid ? "VALID" : "INVALID";
     if (!i.submission_valid && i.valid) row[3] += " (submission fails)";
     row[4] = i.expected ? fmt::format("{:+.2f} % vs published", i.expected->delta_percent) : "no published figure";

@@ -92,8 +92,7 @@ std::string power_cell(const SystemRow& s, std::size_t column, const std::vector
                        const char* absent) {
   if (!s.result_index[column]) return absent;
   const auto& i = results[*s.result_index[column]].inference;
-  if (!i || !i->power || !i->power->power_metric) return std::string();
-  return fmt::format("{:.6g} {}", *i->power->power_metric, i->power->units);
+  return i && i->power ? inference::power_text(*i->power) : std::string();
 }
 
 // The Accuracy cell: the results table's Accuracy text of the folder's accuracy run ("ROUGE1:

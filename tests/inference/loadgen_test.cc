@@ -17,10 +17,7 @@ using testing::source_dir;
 using testing::TempDir;
 using testing::write_file;
 
-const DataContext& data() {
-  static const DataContext d(source_dir());
-  return d;
-}
+const DataContext& data() { return testing::source_data(); }
 
 fs::path v41(const std::string& scenario) {
   return source_dir() / "data/examples/inference_results_v4.1/closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99.9" /

@@ -27,10 +27,7 @@ using testing::source_dir;
 using testing::TempDir;
 using testing::write_file;
 
-const DataContext& power_data() {
-  static const DataContext d(source_dir());
-  return d;
-}
+const DataContext& power_data() { return testing::source_data(); }
 
 const ValidityCheck* power_check(const std::vector<ValidityCheck>& checks, const std::string& name) {
   for (const auto& c : checks) {

@@ -18,10 +18,7 @@ using inference::InferenceResult;
 using inference::score_inference_directory;
 using testing::source_dir;
 
-const DataContext& data() {
-  static const DataContext d(source_dir());
-  return d;
-}
+const DataContext& data() { return testing::source_data(); }
 
 // The report writes inference objects as text directly; it must be byte for byte what
 // nlohmann gives for the same object (key order, indentation, numbers, escapes).

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "mlperf/inference/result.h"
+
 namespace mlperf::inference {
 
 /// The submission checker's files_diff(list_files(dir), required, optional): the regular files
@@ -23,6 +25,12 @@ struct FilesDiff {
 /// read holds no files.
 FilesDiff files_diff(const std::filesystem::path& dir, const std::vector<std::string>& required,
                      std::vector<std::string> optional = {});
+
+/// files_diff of `dir` as a check named `name`: passed when nothing is missing or extra, value
+/// {"missing", "extra"}, limit `required`, the message the checker logs ("<dir> has file list
+/// mismatch (missing: …; unexpected: …)", empty when passed), file `dir`.
+ValidityCheck files_check(std::string name, const std::string& dir, const std::vector<std::string>& required,
+                          std::vector<std::string> optional = {});
 
 /// A text file's lines as Python reads them in text mode (universal newlines: \n, \r\n and a
 /// lone \r end a line), without their ends; nullopt when it cannot be opened (a folder opens

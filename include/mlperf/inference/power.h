@@ -44,6 +44,10 @@ struct PowerResult {
   bool valid = true;  ///< every check passed and the metric was computed
 };
 
+/// The power figure as reports print it: figure_text of power_metric and its units ("29.239
+/// millijoules", "5013.79 Watts"); "" when there is none.
+std::string power_text(const PowerResult& power);
+
 /// True when `scenario_dir`/performance/power exists (a file or a folder: os.path.exists), which
 /// makes the checker judge the folder as a power submission.
 bool has_power_measurement(const std::filesystem::path& scenario_dir);

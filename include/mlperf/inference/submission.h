@@ -208,12 +208,16 @@ std::vector<ValidityCheck> judge_system_description(const std::filesystem::path&
 ///    an endpoints run (neither performance/run_1/ nor accuracy/ holds mlperf_log_detail.txt).
 ///  - measurements_json_fields: as above (no field stops this checker).
 ///  - code_dir: <division>/<submitter>/src exists (directory_exist_check).
+/// `power`: the scenario is a power submission; script rounds then also ask for the analyzer
+/// table and power settings (measurements_power_files, judge_power_measurement_files in
+/// power.h), after the checks above; the package checker asks for neither.
 /// Consequence: any failure makes the scenario's row invalid (results[perf_path] = None): not
 /// published, the submission fails. Never throws for the folder's content; throws
 /// std::invalid_argument for an unknown round.
 std::vector<ValidityCheck> judge_measurements(PathRef submitter_dir, const std::string& system,
                                               const std::string& model_folder, const std::string& scenario,
-                                              const SubmissionRules& rules, const std::string& round);
+                                              const SubmissionRules& rules, const std::string& round,
+                                              bool power = false);
 
 /// Judges which scenarios model `mlperf_model` (already mapped: mlperf_model()) has on a
 /// system of type `system_type` in `division`, as round `round`'s checker does. Scenario names

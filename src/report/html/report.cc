@@ -242,7 +242,7 @@ void inference_section(Page& page, const DirectoryResult& r) {
   // A power submission's figure beside the performance figure, and the checks that judged it.
   if (inf.power) {
     const inference::PowerResult& p = *inf.power;
-    figure.row({"power", (p.power_metric ? fmt::format("{:.6g} {}", *p.power_metric, escape(p.units)) : "none") + " " +
+    figure.row({"power", (p.power_metric ? escape(inference::power_text(p)) : "none") + " " +
                              verdict(p.valid, "valid", "invalid")});
     Table power({"power check", "passed", "value", "limit", "line", "message"});
     for (const auto& c : p.checks) {
