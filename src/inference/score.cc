@@ -431,14 +431,20 @@ void judge_accuracy_run(DirectoryResult& out, InferenceResult& result, const Loa
 // What the checker asks of the run folder itself in the submission layout: exactly
 // mlperf_log_summary.txt and mlperf_log_detail.txt in performance/run_1, and spl.txt too in a
 // power submission (REQUIRED_PERF_POWER_FILES; mlperf_log_accuracy.json, mlperf_log_trace.json,
-// results.json, .gitkeep allowed; check_results_dir's files_diff), and a log whose MLLOG lines
-// all parse (the checker's strict parser raises on one that does not, and the run is invalid).
-void judge_run_folder(InferenceResult& result, const LoadgenRun& run, bool own_run, bool power, const LoadgenLog& log) {
+// results.json, .gitkeep allowed; files_diff), and a log whose MLLOG lines all parse (the
+// checker's strict parser raises on one that does not, and the run is invalid). The script
+// checkers (v4.1–v5.1, check_results_dir) ask for that file list in every scenario folder, the
+// package (v6.x, PowerCheck.required_files_check) in power folders only
+// (RoundSubmissionRules::run_files_only_with_power).
+void judge_run_folder(InferenceResult& result, const LoadgenRun& run, bool own_run, bool power, const LoadgenLog& log,
+                      const InferenceData& inf) {
   auto add = [&](ValidityCheck c) {
     result.valid = result.valid && c.passed;
     result.checks.push_back(std::move(c));
   };
-  if (!own_run) {
+  auto sr = inf.submission.rounds.find(result.round);
+  const bool files_checked = power || sr == inf.submission.rounds.end() || !sr->second.run_files_only_with_power;
+  if (!own_run && files_checked) {
     std::vector<std::string> required{std::string(kSummaryLogName), std::string(kDetailLogName)};
     if (power) required.emplace_back(kPowerSamplesName);
     add(files_check("performance_files", run.run_dir.string(), required, {"mlperf_log_accuracy.json"}));
@@ -673,7 +679,7 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     std::optional<FolderListings::Use> listings;
     use_tree_listings(dir, scenario_dir, out, result->round, inf, listings);
     const bool power = has_power_measurement(run.scenario_dir);
-    judge_run_folder(*result, run, own_run, power, log);
+    judge_run_folder(*result, run, own_run, power, log, inf);
     if (power) judge_power_run(out, *result, run, own_run, log, inf);
     tag_system(out, *result, out.dir, inf, data, log, options);
     compare_with_published(out, *result, out.dir, inf, options);

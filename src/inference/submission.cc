@@ -259,6 +259,11 @@ SubmissionRules SubmissionRules::load(const fs::path& file) {
       r.network_fields_when_truthy = b.at("network_fields_when").get<std::string>() == "is_network_truthy";
       r.unknown_fields_warning = b.at("unknown_fields_warning").get<bool>();
       r.exceptions_stop_checker = b.at("crash_stops_checker").get<bool>();
+      const std::string run_files = b.at("run_files_checked").get<std::string>();
+      if (run_files != "always" && run_files != "power_only") {
+        throw std::runtime_error(fmt::format("round {}: unknown run_files_checked {}", round, run_files));
+      }
+      r.run_files_only_with_power = run_files == "power_only";
 
       const json& m = j.at("measurements");
       r.measurements.dir = m.at("dir").get<std::string>();

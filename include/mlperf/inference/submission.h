@@ -106,6 +106,9 @@ struct RoundSubmissionRules {
   bool network_fields_when_truthy = false;
   bool unknown_fields_warning = false;  ///< script: fields outside the lists are logged as warnings
   bool exceptions_stop_checker = true;  ///< script: uncaught; package: each check catches its own
+  /// package: performance/run_1's file list is checked in power folders only
+  /// (PowerCheck.required_files_check); script: in every scenario folder (check_results_dir).
+  bool run_files_only_with_power = false;
   MeasurementRules measurements;
   std::optional<TreeRules> tree;  ///< the script's folder checks; nullopt for the package
 
