@@ -490,15 +490,17 @@ bool regular_file_at(int fd, const char* name) {
 }
 
 // An MLPerf Inference submitter's folder: <division>/<submitter> of an inference division
-// (closed, open, network), holding results/ and measurements/ (the submission checker's
-// layout; a training submitter has no measurements/). Its scenario folders lie in results/
-// only: the checker reads code/, measurements/, documentation/ and systems/ as what they are,
-// never as runs, and the submission checks list them (judge_submission_tree).
+// (closed, open, network), holding results/ and measurements/ (the script checkers' layout,
+// v4.1–v5.1) or results/ and systems/ (v6.x, whose measurements lie in the scenario folders;
+// a training round has no division folder above its submitters). Its scenario folders lie in
+// results/ only: the checker reads code/ or src/, measurements/, documentation/ and systems/
+// as what they are, never as runs (a harness's logs kept in src/ are not results), and the
+// submission checks list them (judge_submission_tree).
 bool is_inference_submitter(std::string_view absolute, const std::vector<std::string>& sorted_children) {
   const std::string_view division = path_name(path_parent(absolute));
-  return (division == "closed" || division == "open" || division == "network") &&
-         std::binary_search(sorted_children.begin(), sorted_children.end(), "results") &&
-         std::binary_search(sorted_children.begin(), sorted_children.end(), "measurements");
+  auto has = [&](const char* name) { return std::binary_search(sorted_children.begin(), sorted_children.end(), name); };
+  return (division == "closed" || division == "open" || division == "network") && has("results") &&
+         (has("measurements") || has("systems"));
 }
 
 // As judge_submission_tree's walk lists a folder (list_folder_with_sizes) and goes down into
