@@ -39,6 +39,13 @@ RoundRules round_rules(const nlohmann::json& j) {
     r.early_stopping_scenarios.insert(s.get<std::string>());
   }
   r.early_stopping_fails = j.value("early_stopping_fails", true);
+  r.result_validity_fails = j.value("result_validity_fails", true);
+  r.loadgen_errors_fail = j.value("loadgen_errors_fail", true);
+  const std::string limits_by = j.value("llm_latency_limits_by", std::string("scenario_folder"));
+  if (limits_by != "scenario_folder" && limits_by != "loadgen_scenario") {
+    throw std::runtime_error("unknown llm_latency_limits_by " + limits_by);
+  }
+  r.llm_limits_by_loadgen_scenario = limits_by == "loadgen_scenario";
   r.min_duration_ms = j.value("min_duration_ms", 0.0);
   r.min_query_count = object_of<double>(j, "min_query_count");
   r.offline_min_samples_per_query = object_of<double>(j, "offline_min_samples_per_query");
@@ -304,22 +311,34 @@ void record_figure(InferenceResult& r, const std::optional<double>& figure, cons
                              : fmt::format("{} is not in the log", r.metric));
 }
 
-// result_validity: loadgen's own verdict must be VALID.
-void add_result_validity_check(InferenceResult& r, const LoadgenLog& log) {
+// result_validity: loadgen's own verdict must be VALID (a warning in a round whose checker
+// never requires it).
+void add_result_validity_check(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr) {
   std::optional<std::string> validity = log.text("result_validity");
+  const std::string message = validity ? fmt::format("loadgen says the result is {}", *validity)
+                                       : std::string("result_validity is not in the log");
+  if (validity != "VALID" && !rr.result_validity_fails) {
+    r.warnings.push_back(fmt::format("{}:{}: {} (the round's checker does not require VALID)", log.file.string(),
+                                     log.line("result_validity"), message));
+    return;
+  }
   add_check(r, "result_validity", validity == "VALID", validity ? nlohmann::json(*validity) : nlohmann::json(),
-            "VALID", log.line("result_validity"),
-            validity ? fmt::format("loadgen says the result is {}", *validity)
-                     : std::string("result_validity is not in the log"));
+            "VALID", log.line("result_validity"), message);
 }
 
-// loadgen_errors: a detail log must show no loadgen errors (num_errors, else the error events).
-void add_loadgen_errors_check(InferenceResult& r, const LoadgenLog& log) {
+// loadgen_errors: a detail log must show no loadgen errors (num_errors, else the error events;
+// a warning in a round whose checker does not fail a run for them).
+void add_loadgen_errors_check(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr) {
   if (!log.from_summary) {
     std::optional<double> errors = log.number("num_errors");
     double count = errors ? *errors : static_cast<double>(log.error_events);
     std::string message = fmt::format("{} loadgen errors", count);
     if (!log.errors.empty()) message += fmt::format(" (line {}: {})", log.errors.front().line, log.errors.front().message);
+    if (count != 0 && !rr.loadgen_errors_fail) {
+      r.warnings.push_back(fmt::format("{}:{}: {} (the round's checker does not fail a run for them)",
+                                       log.file.string(), errors ? log.line("num_errors") : 0, message));
+      return;
+    }
     add_check(r, "loadgen_errors", count == 0, number_json(count), 0, errors ? log.line("num_errors") : 0, message);
   }
 }
@@ -386,8 +405,8 @@ void add_early_stopping_checks(InferenceResult& r, const LoadgenLog& log, const 
 // Validity (check_performance_dir), each condition with its value and limit.
 void add_validity_checks(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr, const std::string& model,
                          const std::string& loadgen_scenario, const std::string& division) {
-  add_result_validity_check(r, log);
-  add_loadgen_errors_check(r, log);
+  add_result_validity_check(r, log, rr);
+  add_loadgen_errors_check(r, log, rr);
   add_min_duration_check(r, log, rr);
   const bool early_stopping = rr.early_stopping_scenarios.count(loadgen_scenario) > 0;
   if (!early_stopping) add_min_query_count_check(r, log, rr, loadgen_scenario);
@@ -447,11 +466,12 @@ void add_token_latencies_check(InferenceResult& r, const LoadgenLog& log, const 
 }
 
 // ttft/tpot_99_percentile_ns: an LLM's 99th-percentile TTFT and TPOT must be below the
-// limits of its scenario.
-void add_llm_latency_checks(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr,
-                            const std::string& model) {
+// limits of its scenario (the folder's, or loadgen's where the round's checker says so).
+void add_llm_latency_checks(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr, const std::string& model,
+                            const std::string& loadgen_scenario) {
   if (auto m = rr.llm_latency_limits.find(model); m != rr.llm_latency_limits.end()) {
-    if (auto limits = m->second.find(r.scenario); limits != m->second.end()) {
+    const std::string& scenario = rr.llm_limits_by_loadgen_scenario ? loadgen_scenario : r.scenario;
+    if (auto limits = m->second.find(scenario); limits != m->second.end()) {
       const char* ttft_key = "result_first_token_99.00_percentile_latency_ns";
       const char* tpot_key = "result_time_per_output_token_99.00_percentile_ns";
       std::optional<double> ttft = log.number(ttft_key), tpot = log.number(tpot_key);
@@ -466,12 +486,12 @@ void add_llm_latency_checks(InferenceResult& r, const LoadgenLog& log, const Rou
 // The run's settings the checker holds to the round's (check_performance_dir): RNG seeds,
 // performance sample count, equal-issue mode, token latencies.
 void add_settings_checks(InferenceResult& r, const LoadgenLog& log, const RoundRules& rr, const std::string& model,
-                         const std::string& division) {
+                         const std::string& loadgen_scenario, const std::string& division) {
   add_seed_checks(r, log, rr);
   add_performance_sample_count_check(r, log, rr, model);
   add_equal_issue_check(r, log, rr, model, division);
   add_token_latencies_check(r, log, rr, model);
-  add_llm_latency_checks(r, log, rr, model);
+  add_llm_latency_checks(r, log, rr, model, loadgen_scenario);
 }
 
 }  // namespace
@@ -489,7 +509,7 @@ InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& r
   const bool inferred_valid = infer_from_other_scenario(r, figure, log, rules, rr, loadgen_scenario);
   record_figure(r, figure, log, rules, rr, model, loadgen_scenario);
   add_validity_checks(r, log, rr, model, loadgen_scenario, division);
-  add_settings_checks(r, log, rr, model, division);
+  add_settings_checks(r, log, rr, model, loadgen_scenario, division);
   r.valid = inferred_valid;
   for (const auto& c : r.checks) r.valid = r.valid && c.passed;
   return r;

@@ -42,6 +42,17 @@ struct RoundRules {
   /// Whether an early-stopping condition not met fails the run (v6.0's PerformanceCheck) or
   /// is only logged (check_performance_dir up to v5.1.1: a warning here).
   bool early_stopping_fails = true;
+  /// Whether loadgen's result_validity must be VALID (check_performance_dir up to v5.1.1) or is
+  /// never required (v6.0's PerformanceCheck, whose test of it is dead code: a warning here).
+  bool result_validity_fails = true;
+  /// Whether loadgen errors in a detail log fail the run (find_error_in_detail_log up to
+  /// v5.1.1) or not (v6.0's loadgen_errors_check fails only with --submission-exceptions, which
+  /// the tool does not model: a warning here).
+  bool loadgen_errors_fail = true;
+  /// Whether an LLM's TTFT/TPOT limits are those of the scenario folder (extra_check_llm up to
+  /// v5.1.1) or of loadgen's effective_scenario (v6.0's llm_check: an Interactive folder, which
+  /// loadgen runs as Server, is held to the Server limits).
+  bool llm_limits_by_loadgen_scenario = false;
   double min_duration_ms = 0;                               ///< TEST_DURATION_MS
   std::map<std::string, double> min_query_count;            ///< scenario → minimum (non-early-stopping)
   std::map<std::string, double> offline_min_samples_per_query;  ///< model → minimum (closed)
