@@ -1,0 +1,231 @@
+// The package rounds (v6.0, v6.1: the submission checker's submission_checker/ package, whose
+// rules differ from the script's in code as well as in constants) on a real AMD v6.0
+// submission: tests/data/inference/package_v6.0.tar.gz holds closed/AMD's
+// results/94xMI355X_24xEPYC_9575F/gpt-oss-120b/{Offline,Server}, its system description and
+// src/README.md, unchanged, from MLCommons' v6.0 inference results (Apache-2.0; the copy at
+// gbeezybez/inference_results_v6.0). Every verdict below is the official checker's on the same
+// folder (tools/submission at mlcommons/inference 3ecc2e0a, `python3 -m submission_checker.main
+// --version v6.0`), on it and on the mutants each test makes; the figures are its CSV's.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "../test_support.h"
+#include "mlperf/inference/score.h"
+
+namespace mlperf::inference {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::source_dir;
+using testing::TempDir;
+using testing::write_file;
+
+constexpr const char* kSystem = "inference_results_v6.0/closed/AMD/results/94xMI355X_24xEPYC_9575F/gpt-oss-120b";
+
+// The fixture unpacked into `tmp`; returns the round's folder.
+fs::path unpack(const TempDir& tmp) {
+  auto r = testing::run_command("tar -xzf " + testing::q(source_dir() / "tests/data/inference/package_v6.0.tar.gz") +
+                                " -C " + testing::q(tmp.path()));
+  EXPECT_EQ(r.status, 0) << r.out;
+  return tmp.path() / "inference_results_v6.0";
+}
+
+// Every scenario folder found below `root`, scored, in the order found.
+std::vector<DirectoryResult> score_tree(const fs::path& root) {
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(root, errors);
+  EXPECT_TRUE(errors.empty());
+  std::vector<DirectoryResult> out;
+  for (const auto& d : dirs) out.push_back(score_inference_directory(d, testing::source_data(), ScoreOptions{}));
+  return out;
+}
+
+const ValidityCheck* check_named(const std::vector<ValidityCheck>& checks, const std::string& name) {
+  for (const auto& c : checks) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> failed_checks(const DirectoryResult& d) {
+  std::vector<std::string> out;
+  for (const auto& c : d.inference->checks) {
+    if (!c.passed) out.push_back(c.name);
+  }
+  if (d.inference->accuracy) {
+    for (const auto& c : d.inference->accuracy->file_checks) {
+      if (!c.passed) out.push_back(c.name);
+    }
+  }
+  return out;
+}
+
+// The names, comma-separated, for a failure message.
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// Replaces the first `from` in `file` with `to`; the test fails if it is not there.
+void replace_in(const fs::path& file, const std::string& from, const std::string& to) {
+  std::string text = testing::read_file(file);
+  const auto at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << file << ": " << from;
+  write_file(file, text.replace(at, from.size(), to));
+}
+
+// The checker accepts both folders (exit 0) with these figures; their accuracy folders hold
+// the endpoint harness's accuracy_results.json, which the script checkers' file list
+// (REQUIRED_ACC_FILES) would refuse and the package never compares.
+TEST(PackageRound, RealAmdFoldersAreValidWithTheOfficialFigures) {
+  TempDir tmp;
+  const fs::path root = unpack(tmp);
+  ASSERT_TRUE(fs::is_regular_file(tmp.path() / kSystem / "Offline/accuracy/accuracy_results.json"));
+  auto results = score_tree(root);
+  ASSERT_EQ(results.size(), 2u);
+  const std::pair<const char*, double> expected[] = {{"Offline", 1031070.0}, {"Server", 900054.0}};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const DirectoryResult& d = results[i];
+    ASSERT_TRUE(d.inference) << d.dir.path;
+    EXPECT_EQ(d.inference->round, "v6.0");
+    EXPECT_EQ(d.inference->scenario, expected[i].first);
+    EXPECT_EQ(d.inference->performance_result, expected[i].second);
+    EXPECT_EQ(d.inference->units, "Tokens/s");
+    EXPECT_TRUE(d.inference->valid) << joined(failed_checks(d));
+    EXPECT_TRUE(failed_checks(d).empty()) << joined(failed_checks(d));
+    // Outside a power folder the package asks nothing of run_1's file list.
+    EXPECT_EQ(check_named(d.inference->checks, "performance_files"), nullptr);
+    ASSERT_TRUE(d.inference->accuracy);
+    EXPECT_EQ(check_named(d.inference->accuracy->file_checks, "accuracy_files"), nullptr);
+    EXPECT_TRUE(check_named(d.inference->accuracy->file_checks, "accuracy_log")->passed);
+  }
+}
+
+// A stray file in run_1 (NVIDIA's harness leaves metadata.json there in 52 published v6.0
+// folders) or in the accuracy folder, and a run_1 without its summary log: the checker still
+// accepts both folders.
+TEST(PackageRound, FilesBesideTheRunAndAccuracyLogsDoNotFailAFolder) {
+  TempDir tmp;
+  const fs::path root = unpack(tmp);
+  const fs::path system = tmp.path() / kSystem;
+  write_file(system / "Offline/performance/run_1/metadata.json", "{}\n");
+  write_file(system / "Server/accuracy/notes.txt", "x\n");
+  fs::remove(system / "Server/performance/run_1/mlperf_log_summary.txt");
+  auto results = score_tree(root);
+  ASSERT_EQ(results.size(), 2u);
+  for (const auto& d : results) {
+    ASSERT_TRUE(d.inference);
+    EXPECT_TRUE(d.inference->valid) << d.dir.path << ": " << joined(failed_checks(d));
+  }
+  EXPECT_EQ(results[1].inference->performance_result, 900054.0);
+}
+
+// Without accuracy/mlperf_log_accuracy.json the checker's accuracy_json_check fails (it raises
+// on the missing path, which counts as a failure) and Server has no row; Offline keeps its own.
+TEST(PackageRound, AMissingAccuracyLogFailsItsScenarioOnly) {
+  TempDir tmp;
+  const fs::path root = unpack(tmp);
+  fs::remove(tmp.path() / kSystem / "Server/accuracy/mlperf_log_accuracy.json");
+  auto results = score_tree(root);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_TRUE(results[0].inference->valid);
+  EXPECT_FALSE(results[1].inference->valid);
+  EXPECT_EQ(failed_checks(results[1]), (std::vector<std::string>{"accuracy_log"}));
+}
+
+// In a power folder the package does compare run_1's file list (PowerCheck's
+// required_files_check): without spl.txt the checker reports "run_1 has file list mismatch
+// ({'spl.txt'})" and drops the row.
+TEST(PackageRound, APowerFoldersRunStillNeedsItsSamples) {
+  TempDir tmp;
+  const fs::path root = unpack(tmp);
+  const fs::path performance = tmp.path() / kSystem / "Offline/performance";
+  fs::copy(performance / "run_1", performance / "ranging");
+  write_file(performance / "ranging/spl.txt", "x\n");
+  for (const char* f : {"client.json", "client.log", "ptd_logs.txt", "server.json", "server.log"}) {
+    write_file(performance / "power" / f, "{}\n");
+  }
+  auto results = score_tree(root);
+  ASSERT_EQ(results.size(), 2u);
+  const DirectoryResult& offline = results[0];
+  EXPECT_FALSE(offline.inference->valid);
+  const ValidityCheck* files = check_named(offline.inference->checks, "performance_files");
+  ASSERT_NE(files, nullptr);
+  EXPECT_FALSE(files->passed);
+  EXPECT_EQ(files->value["missing"], nlohmann::json({"spl.txt"}));
+  EXPECT_TRUE(results[1].inference->valid);
+}
+
+// A harness's loadgen logs kept in the submitter's src/ (Supermicro's src/bucket_results,
+// Google's and Quanta's run outputs in the v6.0 round) are not results: the checker reads
+// results/ only and accepts the submission. Walking the round, they are not taken as runs;
+// named by their own path, they are read as a run of one's own (of no known model).
+TEST(PackageRound, HarnessLogsInTheSourceFolderAreNotRuns) {
+  TempDir tmp;
+  const fs::path root = unpack(tmp);
+  const fs::path harness = root / "closed/AMD/src/harness_output";
+  for (const char* log : {"mlperf_log_detail.txt", "mlperf_log_summary.txt"}) {
+    fs::create_directories(harness);
+    fs::copy_file(tmp.path() / kSystem / "Offline/performance/run_1" / log, harness / log);
+  }
+  auto results = score_tree(root);
+  ASSERT_EQ(results.size(), 2u);
+  for (const auto& d : results) {
+    EXPECT_EQ(d.dir.path.string().find("/src/"), std::string::npos) << d.dir.path;
+    EXPECT_TRUE(d.inference->valid) << d.dir.path;
+  }
+  // No folder of that path names a model, so the figure is Offline's own key.
+  auto named = score_tree(harness);
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_EQ(named[0].inference->performance_result, 753.549);
+  EXPECT_EQ(named[0].inference->units, "Samples/s");
+}
+
+// The package never requires loadgen's result_validity to be VALID (get_performance_metric_check
+// only sets a flag that is already true) and, without --submission-exceptions, never fails a
+// run for loadgen errors: the checker accepts Offline with both; they are warnings here.
+TEST(PackageRound, AnInvalidLoadgenResultAndLoadgenErrorsAreWarnings) {
+  TempDir tmp;
+  const fs::path root = unpack(tmp);
+  const fs::path detail = tmp.path() / kSystem / "Offline/performance/run_1/mlperf_log_detail.txt";
+  replace_in(detail, R"("key": "result_validity", "value": "VALID")", R"("key": "result_validity", "value": "INVALID")");
+  replace_in(detail, R"("key": "num_errors", "value": 0)", R"("key": "num_errors", "value": 1)");
+  auto results = score_tree(root);
+  ASSERT_EQ(results.size(), 2u);
+  const InferenceResult& offline = *results[0].inference;
+  EXPECT_TRUE(offline.valid) << joined(failed_checks(results[0]));
+  EXPECT_EQ(offline.performance_result, 1031070.0);
+  EXPECT_EQ(check_named(offline.checks, "result_validity"), nullptr);
+  EXPECT_EQ(check_named(offline.checks, "loadgen_errors"), nullptr);
+  auto warned = [&](const std::string& text) {
+    return std::any_of(offline.warnings.begin(), offline.warnings.end(),
+                       [&](const std::string& w) { return w.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(warned("loadgen says the result is INVALID (the round's checker does not require VALID)"));
+  EXPECT_TRUE(warned("1 loadgen errors (the round's checker does not fail a run for them)"));
+}
+
+// Loadgen runs an Interactive folder as Server, and the package's llm_check reads the limits
+// of loadgen's scenario: the Server run renamed Interactive is held to gpt-oss-120b's Server
+// TTFT/TPOT limits (3 s, 80 ms), not the Interactive ones (2 s, 15 ms) its TPOT would fail,
+// and the checker accepts it.
+TEST(PackageRound, AnInteractiveFolderIsHeldToTheServerTokenLatencyLimits) {
+  TempDir tmp;
+  const fs::path root = unpack(tmp);
+  fs::rename(tmp.path() / kSystem / "Server", tmp.path() / kSystem / "Interactive");
+  auto results = score_tree(root);
+  ASSERT_EQ(results.size(), 2u);
+  const DirectoryResult& interactive = results[0].inference->scenario == "Interactive" ? results[0] : results[1];
+  ASSERT_EQ(interactive.inference->scenario, "Interactive");
+  EXPECT_TRUE(interactive.inference->valid) << joined(failed_checks(interactive));
+  const ValidityCheck* tpot = check_named(interactive.inference->checks, "tpot_99_percentile_ns");
+  ASSERT_NE(tpot, nullptr);
+  EXPECT_TRUE(tpot->passed);
+  EXPECT_EQ(tpot->limit, nlohmann::json(80000000));
+  EXPECT_EQ(check_named(interactive.inference->checks, "ttft_99_percentile_ns")->limit, nlohmann::json(3000000000LL));
+}
+
+}  // namespace
+}  // namespace mlperf::inference
