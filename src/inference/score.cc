@@ -448,6 +448,18 @@ void judge_run_folder(InferenceResult& result, const LoadgenRun& run, bool own_r
     std::vector<std::string> required{std::string(kSummaryLogName), std::string(kDetailLogName)};
     if (power) required.emplace_back(kPowerSamplesName);
     add(files_check("performance_files", run.run_dir.string(), required, {"mlperf_log_accuracy.json"}));
+  } else if (!own_run) {
+    // The package compares no file list here, but its loader reads every run from the detail
+    // log and the checker stops (a TypeError) without it: a run read from its summary fails.
+    const std::string detail = path_join(run.run_dir.native(), kDetailLogName);
+    const bool present = listed_is_regular_file(detail);
+    add({"performance_files", present,
+         {{"missing", present ? nlohmann::json::array() : nlohmann::json::array({kDetailLogName})},
+          {"extra", nlohmann::json::array()}},
+         nlohmann::json::array({kDetailLogName}), 0,
+         present ? std::string()
+                 : fmt::format("{} is missing (the checker's loader reads the run from it and stops without it)", detail),
+         run.run_dir.string()});
   }
   if (!log.parse_errors.empty()) {
     const auto& e = log.parse_errors.front();

@@ -95,8 +95,11 @@ TEST(PackageRound, RealAmdFoldersAreValidWithTheOfficialFigures) {
     EXPECT_EQ(d.inference->units, "Tokens/s");
     EXPECT_TRUE(d.inference->valid) << joined(failed_checks(d));
     EXPECT_TRUE(failed_checks(d).empty()) << joined(failed_checks(d));
-    // Outside a power folder the package asks nothing of run_1's file list.
-    EXPECT_EQ(check_named(d.inference->checks, "performance_files"), nullptr);
+    // Outside a power folder the package compares no file list in run_1; it reads the detail log.
+    const ValidityCheck* files = check_named(d.inference->checks, "performance_files");
+    ASSERT_NE(files, nullptr);
+    EXPECT_TRUE(files->passed);
+    EXPECT_EQ(files->limit, nlohmann::json({"mlperf_log_detail.txt"}));
     ASSERT_TRUE(d.inference->accuracy);
     EXPECT_EQ(check_named(d.inference->accuracy->file_checks, "accuracy_files"), nullptr);
     EXPECT_TRUE(check_named(d.inference->accuracy->file_checks, "accuracy_log")->passed);
@@ -120,6 +123,25 @@ TEST(PackageRound, FilesBesideTheRunAndAccuracyLogsDoNotFailAFolder) {
     EXPECT_TRUE(d.inference->valid) << d.dir.path << ": " << joined(failed_checks(d));
   }
   EXPECT_EQ(results[1].inference->performance_result, 900054.0);
+}
+
+// Without run_1's detail log the checker stops (its loader reads every run from it: a
+// TypeError, no row at all). The tool fails that folder, naming the file, and judges the rest;
+// it does not fall back on the summary log as it does for a run of one's own.
+TEST(PackageRound, ARunWithoutItsDetailLogFails) {
+  TempDir tmp;
+  const fs::path root = unpack(tmp);
+  const fs::path run = tmp.path() / kSystem / "Offline/performance/run_1";
+  fs::remove(run / "mlperf_log_detail.txt");
+  auto results = score_tree(root);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_FALSE(results[0].inference->valid);
+  EXPECT_EQ(failed_checks(results[0]), (std::vector<std::string>{"performance_files"}));
+  const ValidityCheck* files = check_named(results[0].inference->checks, "performance_files");
+  EXPECT_EQ(files->value["missing"], nlohmann::json({"mlperf_log_detail.txt"}));
+  EXPECT_NE(files->message.find((run / "mlperf_log_detail.txt").string() + " is missing"), std::string::npos)
+      << files->message;
+  EXPECT_TRUE(results[1].inference->valid);
 }
 
 // Without accuracy/mlperf_log_accuracy.json the checker's accuracy_json_check fails (it raises
