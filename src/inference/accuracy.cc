@@ -106,6 +106,11 @@ AccuracyRules AccuracyRules::load(const fs::path& file) {
       rr.max_accuracy_log_size = r.value("max_accuracy_log_size", std::uint64_t{10240});
       rr.required_files = r.value("required_files", std::vector<std::string>{});
       rr.accuracy_sample_count_fails = r.value("accuracy_sample_count_fails", false);
+      const std::string open_accepts = r.value("open_division_accepts", std::string("accuracy_dir"));
+      if (open_accepts != "accuracy_dir" && open_accepts != "accuracy_result") {
+        throw std::runtime_error(fmt::format("round {}: unknown open_division_accepts {}", round, open_accepts));
+      }
+      rr.open_accepts_accuracy_files = open_accepts == "accuracy_dir";
       const nlohmann::json extra = r.value("extra_files", nlohmann::json::object());
       for (const auto& [model, folders] : extra.items()) {
         rr.extra_files[model] = folders.get<std::map<std::string, std::vector<std::string>>>();

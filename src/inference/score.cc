@@ -412,8 +412,9 @@ void judge_accuracy_run(DirectoryResult& out, InferenceResult& result, const Loa
       judge_accuracy(accuracy_dir, rr->second, model, result.scenario, out.division.empty() ? "closed" : out.division));
   if (!accuracy->file.empty()) {
     judge_accuracy_files(accuracy_dir, rr->second, model, result.scenario, *accuracy, !own_run);
-    if (out.division == "open" && !accuracy->metrics.empty()) {
-      // "accuracy not valid but taken for open": only a file list mismatch drops an open row.
+    if (out.division == "open" && !accuracy->metrics.empty() && rr->second.open_accepts_accuracy_files) {
+      // "accuracy not valid but taken for open": only a file list mismatch drops an open row
+      // (up to v5.1; v6.x's package forgives the open division accuracy.txt's values alone).
       for (auto& c : accuracy->file_checks) {
         if (c.passed || c.name == "accuracy_files") continue;
         accuracy->warnings.push_back(accepted_in_open(c.message));

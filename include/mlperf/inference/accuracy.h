@@ -83,6 +83,11 @@ struct RoundAccuracyRules {
   std::map<std::string, std::map<std::string, std::uint64_t>> accuracy_sample_count;
   /// Whether the checker fails a run that covers another count (v6.0 on) or only logs it.
   bool accuracy_sample_count_fails = false;
+  /// What the open division accepts failing: every check of the accuracy folder but its file
+  /// list (check_accuracy_dir's "accuracy not valid but taken for open", up to v5.1), or only
+  /// accuracy.txt's values and hash (v6.x's accuracy_result_check; its checks of the accuracy
+  /// log's size, loadgen errors, dataset count and extra files drop an open row too).
+  bool open_accepts_accuracy_files = true;
 
   /// The targets of `model` in `scenario` (the scenario's own where the round has them per
   /// scenario, v6.1), or nullptr when the round has none for the model.
