@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "mlperf/mllog/ruleset.h"
 #include "mlperf/training/data_context.h"
 
@@ -117,6 +119,40 @@ inline std::string read_file(const std::filesystem::path& p) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+/// Applies an oracle record's ops under `root`, in order (scripts/official-inference-oracle,
+/// scripts/official-inference-package-oracle): remove (a file or folder), replace (the first
+/// `old` by `new`; it must be there), write (folders created), append, move and copy (to `to`).
+/// Throws std::runtime_error naming the op that cannot be applied.
+inline void apply_ops(const nlohmann::json& ops, const std::filesystem::path& root) {
+  namespace fs = std::filesystem;
+  for (const auto& op : ops) {
+    const fs::path p = root / op.at("path").get<std::string>();
+    const std::string kind = op.at("op");
+    if (kind == "remove") {
+      fs::remove_all(p);
+    } else if (kind == "replace") {
+      std::string text = read_file(p);
+      const std::string from = op.at("old");
+      const auto at = text.find(from);
+      if (at == std::string::npos) throw std::runtime_error(p.string() + ": no " + from);
+      text.replace(at, from.size(), op.at("new").get<std::string>());
+      write_file(p, text);
+    } else if (kind == "write") {
+      write_file(p, op.at("text").get<std::string>());
+    } else if (kind == "append") {
+      std::ofstream(p, std::ios::binary | std::ios::app) << op.at("text").get<std::string>();
+    } else if (kind == "move") {
+      fs::rename(p, root / op.at("to").get<std::string>());
+    } else if (kind == "copy") {
+      const fs::path to = root / op.at("to").get<std::string>();
+      fs::create_directories(to.parent_path());
+      fs::copy_file(p, to);
+    } else {
+      throw std::runtime_error("unknown op " + kind);
+    }
+  }
 }
 
 /// Every file below `root` with its contents' hash and size: compared before and after a

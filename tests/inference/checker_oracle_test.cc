@@ -20,37 +20,11 @@ namespace {
 namespace fs = std::filesystem;
 using testing::binary;
 using testing::q;
-using testing::read_file;
 using testing::run_command;
 using testing::source_dir;
 using testing::TempDir;
-using testing::write_file;
 
 const fs::path kOracle = source_dir() / "tests/data/inference/checker_oracle";
-
-// Applies the record's ops (remove, replace the first occurrence, write, append) under `root`.
-void apply(const nlohmann::json& ops, const fs::path& root) {
-  for (const auto& op : ops) {
-    const fs::path p = root / op["path"].get<std::string>();
-    const std::string kind = op["op"];
-    if (kind == "remove") {
-      fs::remove_all(p);
-    } else if (kind == "replace") {
-      std::string text = read_file(p);
-      const std::string from = op["old"];
-      const auto at = text.find(from);
-      ASSERT_NE(at, std::string::npos) << p;
-      text.replace(at, from.size(), op["new"].get<std::string>());
-      write_file(p, text);
-    } else if (kind == "write") {
-      write_file(p, op["text"].get<std::string>());
-    } else if (kind == "append") {
-      std::ofstream(p, std::ios::binary | std::ios::app) << op["text"].get<std::string>();
-    } else {
-      FAIL() << "unknown op " << kind;
-    }
-  }
-}
 
 // Mutants whose verdict the tool does not reproduce, named: a model folder that holds no run
 // (invalid-model-folder: the checker rejects the model, the tool finds no run to score) and one
@@ -84,7 +58,7 @@ TEST(InferenceCheckerOracle, ScenarioFolderVerdictsAgreeWithTheOfficialChecker) 
     const fs::path root = tmp.path() / id / "inference_results_v5.1";
     fs::create_directories(root);
     fs::copy(base, root, fs::copy_options::recursive);
-    apply(m["ops"], root);
+    testing::apply_ops(m["ops"], root);
     auto r = run_command(binary() + " score --format json " + q(root) + " 2>/dev/null");
     const nlohmann::json doc = nlohmann::json::parse(r.out);
     std::set<std::string> ours, theirs;

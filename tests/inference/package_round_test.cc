@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <set>
 
 #include "../test_support.h"
 #include "mlperf/inference/score.h"
@@ -247,6 +249,73 @@ TEST(PackageRound, AnInteractiveFolderIsHeldToTheServerTokenLatencyLimits) {
   EXPECT_TRUE(tpot->passed);
   EXPECT_EQ(tpot->limit, nlohmann::json(80000000));
   EXPECT_EQ(check_named(interactive.inference->checks, "ttft_99_percentile_ns")->limit, nlohmann::json(3000000000LL));
+}
+
+// The open division: the package forgives accuracy_result_check alone (accuracy.txt's values
+// and its hash line), not its checks of the accuracy run's loadgen errors, log size or dataset
+// count, which the script checkers took "for open" too. The checker accepts Offline below its
+// target and without hash=, and drops Server, whose accuracy run logged an error.
+TEST(PackageRound, TheOpenDivisionForgivesTheAccuracyValuesOnly) {
+  TempDir tmp;
+  unpack(tmp);
+  const fs::path round = tmp.path() / "inference_results_v6.0";
+  replace_in(round / "closed/AMD/systems/94xMI355X_24xEPYC_9575F.json", R"("division": "closed")",
+             R"("division": "open")");
+  fs::rename(round / "closed", round / "open");
+  const fs::path model = round / "open/AMD/results/94xMI355X_24xEPYC_9575F/gpt-oss-120b";
+  replace_in(model / "Offline/accuracy/accuracy.txt", "'exact_match': 83.889", "'exact_match': 50.0");
+  replace_in(model / "Offline/accuracy/accuracy.txt", "hash=", "hush=");
+  std::ofstream(model / "Server/accuracy/mlperf_log_detail.txt", std::ios::app)
+      << R"(:::MLLOG {"key": "error_runtime", "value": "boom", "time_ms": 1.0, "namespace": "mlperf::logging", )"
+      << R"("event_type": "POINT_IN_TIME", "metadata": {"is_error": true, "is_warning": false, "file": "x.cc", )"
+      << R"("line_no": 1, "pid": 1, "tid": 1}})" << "\n";
+  auto results = score_tree(round);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].division, "open");
+  EXPECT_TRUE(results[0].inference->valid) << joined(failed_checks(results[0]));
+  EXPECT_FALSE(results[1].inference->valid);
+  EXPECT_EQ(failed_checks(results[1]), (std::vector<std::string>{"accuracy_log_errors"}));
+}
+
+// Every record of scripts/official-inference-package-oracle (the package at b66003e1 on the
+// fixture and 49 mutants, tests/data/inference/package_oracle/mutants.jsonl): the folders
+// `score` calls valid are the rows the checker accepted, and `check` fails exactly where the
+// checker exits 1. Where the checker crashed (a detail log missing: it stops and judges
+// nothing) the tool judges the rest, so those records are counted, not compared.
+TEST(PackageRound, VerdictsOnMutantsAgreeWithTheOfficialChecker) {
+  TempDir tmp;
+  unpack(tmp);
+  const fs::path base = tmp.path() / "inference_results_v6.0";
+  std::ifstream in(source_dir() / "tests/data/inference/package_oracle/mutants.jsonl");
+  ASSERT_TRUE(in);
+  std::size_t compared = 0, crashed = 0;
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json m = nlohmann::json::parse(line);
+    if (m["crashed"] == true) {
+      ++crashed;
+      continue;
+    }
+    const fs::path root = tmp.path() / "mutant" / "inference_results_v6.0";
+    fs::create_directories(root);
+    fs::copy(base, root, fs::copy_options::recursive);
+    testing::apply_ops(m["ops"], root);
+    auto r = testing::run_command(testing::binary() + " score --format json " + testing::q(root) + " 2>/dev/null");
+    std::set<std::string> ours, theirs;
+    ASSERT_FALSE(r.out.empty()) << m["id"];
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    for (const auto& d : doc["results"]) {
+      if (d["valid"] == true) ours.insert(fs::path(d["directory"].get<std::string>()).lexically_relative(root).string());
+    }
+    for (const auto& a : m["accepted"]) theirs.insert(a.get<std::string>());
+    const int check_status = testing::run_command(testing::binary() + " check " + testing::q(root) + " >/dev/null 2>&1").status;
+    fs::remove_all(tmp.path() / "mutant");
+    ++compared;
+    EXPECT_EQ(ours, theirs) << m["id"] << ": " << m["description"];
+    EXPECT_EQ(check_status != 0, m["exit_status"] != 0) << m["id"] << ": " << m["description"] << ", check exit "
+                                                         << check_status;
+  }
+  EXPECT_EQ(compared, 47u);
+  EXPECT_EQ(crashed, 3u);
 }
 
 }  // namespace
