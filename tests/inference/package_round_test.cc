@@ -26,9 +26,9 @@ using testing::write_file;
 constexpr const char* kSystem = "inference_results_v6.0/closed/AMD/results/94xMI355X_24xEPYC_9575F/gpt-oss-120b";
 
 // The fixture unpacked into `tmp`; returns the round's folder.
-fs::path unpack(const TempDir& tmp) {
-  auto r = testing::run_command("tar -xzf " + testing::q(source_dir() / "tests/data/inference/package_v6.0.tar.gz") +
-                                " -C " + testing::q(tmp.path()));
+fs::path unpack(const TempDir& tmp, const std::string& fixture = "package_v6.0.tar.gz") {
+  auto r = testing::run_command("tar -xzf " + testing::q(source_dir() / "tests/data/inference" / fixture) + " -C " +
+                                testing::q(tmp.path()));
   EXPECT_EQ(r.status, 0) << r.out;
   return tmp.path() / "inference_results_v6.0";
 }
@@ -277,50 +277,62 @@ TEST(PackageRound, TheOpenDivisionForgivesTheAccuracyValuesOnly) {
   EXPECT_EQ(failed_checks(results[1]), (std::vector<std::string>{"accuracy_log_errors"}));
 }
 
-// Every record of scripts/official-inference-package-oracle (the package at b66003e1 on the
-// fixture and 70 mutants, tests/data/inference/package_oracle/mutants.jsonl): the folders
-// `score` calls valid are the rows the checker accepted, and `check` fails exactly where the
-// checker exits 1. Where the checker crashed (a detail log, the system description or
-// measurements.json missing or not JSON, an unknown model: it stops and judges nothing) only
-// the exit status is compared, for the tool judges the rest.
-TEST(PackageRound, VerdictsOnMutantsAgreeWithTheOfficialChecker) {
+// Every record of scripts/official-inference-package-oracle (tests/data/inference/package_oracle:
+// the package at b66003e1 on each fixture and its mutants), re-applied to the fixture: the
+// folders `score` calls valid are the rows the checker accepted, and `check` fails exactly
+// where the checker exits 1. Where the checker crashed (a detail log, the system description
+// or measurements.json missing or not JSON, an unknown model: it stops and judges nothing)
+// only the exit status is compared, for the tool judges the rest.
+struct OracleCount {
+  std::size_t compared = 0;
+  std::size_t crashed = 0;
+};
+
+OracleCount compare_with_oracle(const std::string& records) {
+  OracleCount count;
+  std::ifstream in(source_dir() / "tests/data/inference/package_oracle" / records);
+  EXPECT_TRUE(in) << records;
   TempDir tmp;
-  unpack(tmp);
-  const fs::path base = tmp.path() / "inference_results_v6.0";
-  std::ifstream in(source_dir() / "tests/data/inference/package_oracle/mutants.jsonl");
-  ASSERT_TRUE(in);
-  std::size_t compared = 0, crashed = 0;
   for (std::string line; std::getline(in, line);) {
     const nlohmann::json m = nlohmann::json::parse(line);
-    const fs::path root = tmp.path() / "mutant" / "inference_results_v6.0";
-    fs::create_directories(root);
-    fs::copy(base, root, fs::copy_options::recursive);
+    const std::string what = records + " " + m["id"].get<std::string>() + ": " + m["description"].get<std::string>();
+    const fs::path root = unpack(tmp, m["fixture"]);
     testing::apply_ops(m["ops"], root);
-    if (m["crashed"] == true) {
-      // The checker stopped (exit 1) and judged nothing: `check` fails too, having judged the rest.
-      ++crashed;
-      EXPECT_NE(testing::run_command(testing::binary() + " check " + testing::q(root) + " >/dev/null 2>&1").status, 0)
-          << m["id"] << ": " << m["description"];
-      fs::remove_all(tmp.path() / "mutant");
-      continue;
-    }
-    auto r = testing::run_command(testing::binary() + " score --format json " + testing::q(root) + " 2>/dev/null");
-    std::set<std::string> ours, theirs;
-    ASSERT_FALSE(r.out.empty()) << m["id"];
-    const nlohmann::json doc = nlohmann::json::parse(r.out);
-    for (const auto& d : doc["results"]) {
-      if (d["valid"] == true) ours.insert(fs::path(d["directory"].get<std::string>()).lexically_relative(root).string());
-    }
-    for (const auto& a : m["accepted"]) theirs.insert(a.get<std::string>());
     const int check_status = testing::run_command(testing::binary() + " check " + testing::q(root) + " >/dev/null 2>&1").status;
-    fs::remove_all(tmp.path() / "mutant");
-    ++compared;
-    EXPECT_EQ(ours, theirs) << m["id"] << ": " << m["description"];
-    EXPECT_EQ(check_status != 0, m["exit_status"] != 0) << m["id"] << ": " << m["description"] << ", check exit "
-                                                         << check_status;
+    EXPECT_EQ(check_status != 0, m["exit_status"] != 0) << what << ", check exit " << check_status;
+    if (m["crashed"] == true) {
+      ++count.crashed;
+    } else {
+      ++count.compared;
+      auto r = testing::run_command(testing::binary() + " score --format json " + testing::q(root) + " 2>/dev/null");
+      EXPECT_FALSE(r.out.empty()) << what;
+      std::set<std::string> ours, theirs;
+      const nlohmann::json doc = nlohmann::json::parse(r.out.empty() ? "{}" : r.out);
+      for (const auto& d : doc.value("results", nlohmann::json::array())) {
+        if (d["valid"] == true) ours.insert(fs::path(d["directory"].get<std::string>()).lexically_relative(root).string());
+      }
+      for (const auto& a : m["accepted"]) theirs.insert(a.get<std::string>());
+      EXPECT_EQ(ours, theirs) << what;
+    }
+    fs::remove_all(root);
   }
-  EXPECT_EQ(compared, 64u);
-  EXPECT_EQ(crashed, 7u);
+  return count;
+}
+
+// closed/AMD's gpt-oss-120b: the loadgen rules, accuracy, TEST07/TEST09, the open division,
+// power, the system description, measurements.json and the submitter's folders.
+TEST(PackageRound, VerdictsOnMutantsOfTheAmdFolderAgreeWithTheOfficialChecker) {
+  const OracleCount count = compare_with_oracle("amd.jsonl");
+  EXPECT_EQ(count.compared, 64u);
+  EXPECT_EQ(count.crashed, 7u);
+}
+
+// closed/Lenovo's whisper (TEST01, deterministic or not) and llama2-70b-99 (TEST06, the
+// TTFT/TPOT limits, ROUGE and tokens per sample, an Interactive folder).
+TEST(PackageRound, VerdictsOnMutantsOfTheLenovoFoldersAgreeWithTheOfficialChecker) {
+  const OracleCount count = compare_with_oracle("lenovo.jsonl");
+  EXPECT_EQ(count.compared, 33u);
+  EXPECT_EQ(count.crashed, 0u);
 }
 
 }  // namespace
