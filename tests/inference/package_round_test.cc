@@ -95,6 +95,11 @@ TEST(PackageRound, RealAmdFoldersAreValidWithTheOfficialFigures) {
     EXPECT_EQ(d.inference->scenario, expected[i].first);
     EXPECT_EQ(d.inference->performance_result, expected[i].second);
     EXPECT_EQ(d.inference->units, "Tokens/s");
+    // configs/expected_results.json holds AMD's rows of the round's published table.
+    ASSERT_TRUE(d.inference->expected);
+    EXPECT_EQ(d.inference->expected->system, "94xMI355X_24xEPYC_9575F");
+    EXPECT_EQ(d.inference->expected->published, expected[i].second);
+    EXPECT_EQ(d.inference->expected->delta_percent, 0.0);
     EXPECT_TRUE(d.inference->valid) << joined(failed_checks(d));
     EXPECT_TRUE(failed_checks(d).empty()) << joined(failed_checks(d));
     // Outside a power folder the package compares no file list in run_1; it reads the detail log.
