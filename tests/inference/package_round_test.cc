@@ -1,11 +1,14 @@
 // The package rounds (v6.0, v6.1: the submission checker's submission_checker/ package, whose
-// rules differ from the script's in code as well as in constants) on a real AMD v6.0
-// submission: tests/data/inference/package_v6.0.tar.gz holds closed/AMD's
+// rules differ from the script's in code as well as in constants) on real v6.0 submissions,
+// files unchanged, from MLCommons' v6.0 inference results (Apache-2.0; the copy at
+// gbeezybez/inference_results_v6.0): tests/data/inference/package_v6.0.tar.gz holds closed/AMD's
 // results/94xMI355X_24xEPYC_9575F/gpt-oss-120b/{Offline,Server}, its system description and
-// src/README.md, unchanged, from MLCommons' v6.0 inference results (Apache-2.0; the copy at
-// gbeezybez/inference_results_v6.0). Every verdict below is the official checker's on the same
-// folder (tools/submission at mlcommons/inference 3ecc2e0a, `python3 -m submission_checker.main
-// --version v6.0`), on it and on the mutants each test makes; the figures are its CSV's.
+// src/README.md; package_v6.0_lenovo.tar.gz closed/Lenovo's whisper Offline on
+// 1-node-2S-GNR_86C and llama2-70b-99 Offline and Server on SR675iV3. Every verdict below is the
+// official checker's on the same folder (tools/submission at mlcommons/inference 3ecc2e0a and
+// b66003e1, `python3 -m submission_checker.main --version v6.0`), on it and on the mutants each
+// test makes (scripts/official-inference-package-oracle keeps those of the oracle tests); the
+// figures are its CSV's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
