@@ -219,6 +219,19 @@ void add_check(InferenceResult& r, std::string name, bool passed, nlohmann::json
                       passed ? std::string() : std::move(message)});
 }
 
+// A rule as the round's checker applies it: a check where a failure fails the run (`fails`),
+// else a failure is only a warning naming the log's line, with `why` (the checker logs it, or
+// does not test it).
+void add_check_or_warning(InferenceResult& r, const LoadgenLog& log, bool fails, const char* why, std::string name,
+                          bool passed, nlohmann::json value, nlohmann::json limit, std::uint64_t line,
+                          std::string message) {
+  if (!passed && !fails) {
+    r.warnings.push_back(fmt::format("{}:{}: {} ({})", log.file.string(), line, message, why));
+  } else {
+    add_check(r, std::move(name), passed, std::move(value), std::move(limit), line, std::move(message));
+  }
+}
+
 // Names the run: its round (the newest when the rules lack it), model folder and the model whose
 // rules apply, the table's scenario, and the scenario loadgen ran (an Interactive folder runs as
 // interactive_runs_as when the log does not say).
@@ -317,13 +330,10 @@ void add_result_validity_check(InferenceResult& r, const LoadgenLog& log, const 
   std::optional<std::string> validity = log.text("result_validity");
   const std::string message = validity ? fmt::format("loadgen says the result is {}", *validity)
                                        : std::string("result_validity is not in the log");
-  if (validity != "VALID" && !rr.result_validity_fails) {
-    r.warnings.push_back(fmt::format("{}:{}: {} (the round's checker does not require VALID)", log.file.string(),
-                                     log.line("result_validity"), message));
-    return;
-  }
-  add_check(r, "result_validity", validity == "VALID", validity ? nlohmann::json(*validity) : nlohmann::json(),
-            "VALID", log.line("result_validity"), message);
+  add_check_or_warning(r, log, rr.result_validity_fails, "the round's checker does not require VALID",
+                       "result_validity", validity == "VALID",
+                       validity ? nlohmann::json(*validity) : nlohmann::json(), "VALID", log.line("result_validity"),
+                       message);
 }
 
 // loadgen_errors: a detail log must show no loadgen errors (num_errors, else the error events;
@@ -334,12 +344,9 @@ void add_loadgen_errors_check(InferenceResult& r, const LoadgenLog& log, const R
     double count = errors ? *errors : static_cast<double>(log.error_events);
     std::string message = fmt::format("{} loadgen errors", count);
     if (!log.errors.empty()) message += fmt::format(" (line {}: {})", log.errors.front().line, log.errors.front().message);
-    if (count != 0 && !rr.loadgen_errors_fail) {
-      r.warnings.push_back(fmt::format("{}:{}: {} (the round's checker does not fail a run for them)",
-                                       log.file.string(), errors ? log.line("num_errors") : 0, message));
-      return;
-    }
-    add_check(r, "loadgen_errors", count == 0, number_json(count), 0, errors ? log.line("num_errors") : 0, message);
+    add_check_or_warning(r, log, rr.loadgen_errors_fail, "the round's checker does not fail a run for them",
+                         "loadgen_errors", count == 0, number_json(count), 0, errors ? log.line("num_errors") : 0,
+                         message);
   }
 }
 
@@ -382,14 +389,11 @@ void add_early_stopping_checks(InferenceResult& r, const LoadgenLog& log, const 
   std::optional<bool> met = log.boolean("early_stopping_met");
   const std::string message = "early stopping condition not met" +
                               (log.text("early_stopping_result") ? ": " + *log.text("early_stopping_result") : std::string());
-  if (met == false && !rr.early_stopping_fails) {
-    // check_performance_dir up to v5.1.1 logs this and goes on: a warning, never the verdict.
-    r.warnings.push_back(fmt::format("{}:{}: {} (the round's checker logs this without failing the run)",
-                                     log.file.string(), log.line("early_stopping_met"), message));
-  } else {
-    add_check(r, "early_stopping", met == true, met ? nlohmann::json(*met) : nlohmann::json(), true,
-              log.line("early_stopping_met"), message);
-  }
+  // check_performance_dir up to v5.1.1 logs a condition not met and goes on; a log without
+  // the key fails in every round.
+  add_check_or_warning(r, log, rr.early_stopping_fails || !met, "the round's checker logs this without failing the run",
+                       "early_stopping", met == true, met ? nlohmann::json(*met) : nlohmann::json(), true,
+                       log.line("early_stopping_met"), message);
   if (auto target = rr.server_target_latency_ns.find(model);
       target != rr.server_target_latency_ns.end() && loadgen_scenario == "Server") {
     std::optional<double> latency = log.number("effective_target_latency_ns");
