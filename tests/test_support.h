@@ -121,6 +121,16 @@ inline std::string read_file(const std::filesystem::path& p) {
   return s.str();
 }
 
+/// Replaces the first `from` in `file` by `to`. Throws std::runtime_error naming the file when
+/// `from` is not there, so a test cannot go on with an unchanged file.
+inline void replace_first(const std::filesystem::path& file, const std::string& from, const std::string& to) {
+  std::string text = read_file(file);
+  const auto at = text.find(from);
+  if (at == std::string::npos) throw std::runtime_error(file.string() + ": no " + from);
+  text.replace(at, from.size(), to);
+  write_file(file, text);
+}
+
 /// Applies an oracle record's ops under `root`, in order (scripts/official-inference-oracle,
 /// scripts/official-inference-package-oracle): remove (a file or folder), replace (the first
 /// `old` by `new`; it must be there), write (folders created), append, move and copy (to `to`).
@@ -133,12 +143,7 @@ inline void apply_ops(const nlohmann::json& ops, const std::filesystem::path& ro
     if (kind == "remove") {
       fs::remove_all(p);
     } else if (kind == "replace") {
-      std::string text = read_file(p);
-      const std::string from = op.at("old");
-      const auto at = text.find(from);
-      if (at == std::string::npos) throw std::runtime_error(p.string() + ": no " + from);
-      text.replace(at, from.size(), op.at("new").get<std::string>());
-      write_file(p, text);
+      replace_first(p, op.at("old"), op.at("new"));
     } else if (kind == "write") {
       write_file(p, op.at("text").get<std::string>());
     } else if (kind == "append") {

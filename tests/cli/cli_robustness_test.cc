@@ -36,6 +36,7 @@ using testing::built_with_address_sanitizer;
 using testing::names_in;
 using testing::q;
 using testing::read_file;
+using testing::replace_first;
 using testing::run_command;
 using testing::source_dir;
 using testing::TempDir;
@@ -52,15 +53,6 @@ fs::path llama_copy(const fs::path& root, const std::string& system = "MI355X_EP
   fs::copy_file(source_dir() / "data/examples/training_results_v5.1/AMD/systems/MI355X_EPYC_9575F_pytorch.json",
                 root / "AMD/systems" / (system + ".json"));
   return dest;
-}
-
-// Replaces the first occurrence of `from` in `file` by `to`.
-void edit(const fs::path& file, const std::string& from, const std::string& to) {
-  std::string text = read_file(file);
-  const auto at = text.find(from);
-  ASSERT_NE(at, std::string::npos) << from;
-  text.replace(at, from.size(), to);
-  write_file(file, text);
 }
 
 TEST(CliRobustness, ANewlineOrEscapeInAFolderNameCannotForgeALineOrDriveTheTerminal) {
@@ -153,7 +145,7 @@ TEST(CliRobustness, MarkdownEscapesHtmlFromNames) {
 TEST(CliRobustness, ANanEvalAccuracyIsANumberAsTheOfficialCheckerReadsIt) {
   TempDir tmp;
   const fs::path dir = llama_copy(tmp.path() / "training_results_v5.1");
-  edit(dir / "result_0.txt", "\"value\": 5.595030307769775", "\"value\": NaN");
+  replace_first(dir / "result_0.txt", "\"value\": 5.595030307769775", "\"value\": NaN");
   auto r = run_command(binary() + " score --format json " + q(tmp.path()) + " 2>&1");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto doc = nlohmann::json::parse(r.out);
@@ -200,7 +192,7 @@ TEST(CliRobustness, AGlobalBatchSizeOf2To64IsAboveEveryRcpAsTheOfficialCheckerFi
   const fs::path dir = llama_copy(tmp.path() / "training_results_v5.1");
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.path().filename().string().rfind("result_", 0) != 0) continue;
-    edit(e.path(), "\"key\": \"global_batch_size\", \"value\": 32", "\"key\": \"global_batch_size\", \"value\": 18446744073709551616");
+    replace_first(e.path(), "\"key\": \"global_batch_size\", \"value\": 32", "\"key\": \"global_batch_size\", \"value\": 18446744073709551616");
   }
   auto r = run_command(binary() + " score --format json " + q(tmp.path()) + " 2>/dev/null");
   EXPECT_EQ(r.status, 1);  // the RCP check fails

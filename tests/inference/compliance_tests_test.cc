@@ -16,6 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::read_file;
+using testing::replace_first;
 using testing::source_dir;
 using testing::TempDir;
 using testing::write_file;
@@ -37,15 +38,6 @@ fs::path amd_copy(const TempDir& tmp) {
   fs::create_directories(root.parent_path());
   fs::copy(source_dir() / "data/examples" / kAmd, root, fs::copy_options::recursive);
   return root;
-}
-
-// The first occurrence of `from` in `file` replaced by `to` (which must change it).
-void replace_in(const fs::path& file, const std::string& from, const std::string& to) {
-  std::string text = read_file(file);
-  const auto at = text.find(from);
-  ASSERT_NE(at, std::string::npos) << from << " not in " << file;
-  text.replace(at, from.size(), to);
-  write_file(file, text);
 }
 
 std::vector<ComplianceTestResult> judge(const fs::path& scenario_dir, const std::string& model,
@@ -107,7 +99,7 @@ TEST(ComplianceTests, ATest01PerformanceFailNamesTheFileAndLine) {
   TempDir tmp;
   const fs::path root = amd_copy(tmp);
   const fs::path verify = root / kSdxlCompliance / "Offline/TEST01/verify_performance.txt";
-  replace_in(verify, "TEST PASS", "TEST FAIL");
+  replace_first(verify, "TEST PASS", "TEST FAIL");
   auto tests = judge(root / kSdxl / "Offline", "stable-diffusion-xl", "Offline");
   ASSERT_EQ(tests.size(), 2u);
   EXPECT_FALSE(tests[0].valid);
@@ -132,7 +124,7 @@ TEST(ComplianceTests, AMissingOrFailedTest06FailsTheFolder) {
   EXPECT_FALSE(find(gone[0], "verify_accuracy")->passed);
 
   const fs::path verify = root / kLlamaCompliance / "Server/TEST06/verify_accuracy.txt";
-  replace_in(verify, "EOS check pass: True", "EOS check pass: False");
+  replace_first(verify, "EOS check pass: True", "EOS check pass: False");
   auto eos = judge(root / kLlama / "Server", "llama2-70b-99", "Server");
   ASSERT_EQ(eos.size(), 1u);
   EXPECT_FALSE(eos[0].valid);
@@ -155,7 +147,7 @@ TEST(ComplianceTests, Test01NonDeterministicModeJudgesTheAccuracyDelta) {
   TempDir tmp;
   const fs::path root = amd_copy(tmp);
   const fs::path test = root / kSdxlCompliance / "Offline/TEST01";
-  replace_in(test / "verify_accuracy.txt", "TEST PASS", "TEST FAIL");
+  replace_first(test / "verify_accuracy.txt", "TEST PASS", "TEST FAIL");
   auto missing = judge(root / kSdxl / "Offline", "stable-diffusion-xl", "Offline");
   EXPECT_FALSE(missing[0].valid);
   EXPECT_EQ(find(missing[0], "accuracy_files")->value["missing"],
@@ -181,7 +173,7 @@ TEST(ComplianceTests, AnInvalidTest04RunFailsItsTest) {
   TempDir tmp;
   const fs::path root = amd_copy(tmp);
   const fs::path log = root / kSdxlCompliance / "Server/TEST04/performance/run_1/mlperf_log_detail.txt";
-  replace_in(log, "\"key\": \"result_validity\", \"value\": \"VALID\"", "\"key\": \"result_validity\", \"value\": \"INVALID\"");
+  replace_first(log, "\"key\": \"result_validity\", \"value\": \"VALID\"", "\"key\": \"result_validity\", \"value\": \"INVALID\"");
   write_file(root / kSdxlCompliance / "Server/TEST04/performance/run_1/notes.txt", "kept by mistake\n");
   auto tests = judge(root / kSdxl / "Server", "stable-diffusion-xl", "Server");
   ASSERT_EQ(tests.size(), 2u);
@@ -282,7 +274,7 @@ TEST(AccuracyFiles, TheSampleCountFailsFromV6AndWarnsBefore) {
   TempDir tmp;
   const fs::path root = amd_copy(tmp);
   const fs::path acc = root / kLlama / "Offline/accuracy";
-  replace_in(acc / "mlperf_log_detail.txt", "\"key\": \"qsl_reported_total_count\", \"value\": 24576",
+  replace_first(acc / "mlperf_log_detail.txt", "\"key\": \"qsl_reported_total_count\", \"value\": 24576",
              "\"key\": \"qsl_reported_total_count\", \"value\": 1000");
   AccuracyResult v51 = files_of(acc, "llama2-70b-99");
   EXPECT_TRUE(v51.files_valid);

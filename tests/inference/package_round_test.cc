@@ -22,6 +22,7 @@ namespace mlperf::inference {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::replace_first;
 using testing::source_dir;
 using testing::TempDir;
 using testing::write_file;
@@ -71,14 +72,6 @@ std::string joined(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
-}
-
-// Replaces the first `from` in `file` with `to`; the test fails if it is not there.
-void replace_in(const fs::path& file, const std::string& from, const std::string& to) {
-  std::string text = testing::read_file(file);
-  const auto at = text.find(from);
-  ASSERT_NE(at, std::string::npos) << file << ": " << from;
-  write_file(file, text.replace(at, from.size(), to));
 }
 
 // The checker accepts both folders (exit 0) with these figures; their accuracy folders hold
@@ -222,8 +215,9 @@ TEST(PackageRound, AnInvalidLoadgenResultAndLoadgenErrorsAreWarnings) {
   TempDir tmp;
   const fs::path root = unpack(tmp);
   const fs::path detail = tmp.path() / kSystem / "Offline/performance/run_1/mlperf_log_detail.txt";
-  replace_in(detail, R"("key": "result_validity", "value": "VALID")", R"("key": "result_validity", "value": "INVALID")");
-  replace_in(detail, R"("key": "num_errors", "value": 0)", R"("key": "num_errors", "value": 1)");
+  replace_first(detail, R"("key": "result_validity", "value": "VALID")",
+                R"("key": "result_validity", "value": "INVALID")");
+  replace_first(detail, R"("key": "num_errors", "value": 0)", R"("key": "num_errors", "value": 1)");
   auto results = score_tree(root);
   ASSERT_EQ(results.size(), 2u);
   const InferenceResult& offline = *results[0].inference;
@@ -267,12 +261,12 @@ TEST(PackageRound, TheOpenDivisionForgivesTheAccuracyValuesOnly) {
   TempDir tmp;
   unpack(tmp);
   const fs::path round = tmp.path() / "inference_results_v6.0";
-  replace_in(round / "closed/AMD/systems/94xMI355X_24xEPYC_9575F.json", R"("division": "closed")",
+  replace_first(round / "closed/AMD/systems/94xMI355X_24xEPYC_9575F.json", R"("division": "closed")",
              R"("division": "open")");
   fs::rename(round / "closed", round / "open");
   const fs::path model = round / "open/AMD/results/94xMI355X_24xEPYC_9575F/gpt-oss-120b";
-  replace_in(model / "Offline/accuracy/accuracy.txt", "'exact_match': 83.889", "'exact_match': 50.0");
-  replace_in(model / "Offline/accuracy/accuracy.txt", "hash=", "hush=");
+  replace_first(model / "Offline/accuracy/accuracy.txt", "'exact_match': 83.889", "'exact_match': 50.0");
+  replace_first(model / "Offline/accuracy/accuracy.txt", "hash=", "hush=");
   std::ofstream(model / "Server/accuracy/mlperf_log_detail.txt", std::ios::app)
       << R"(:::MLLOG {"key": "error_runtime", "value": "boom", "time_ms": 1.0, "namespace": "mlperf::logging", )"
       << R"("event_type": "POINT_IN_TIME", "metadata": {"is_error": true, "is_warning": false, "file": "x.cc", )"

@@ -19,6 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::example_system;
 using testing::read_file;
+using testing::replace_first;
 using testing::rs;
 using testing::source_dir;
 using testing::TempDir;
@@ -299,14 +300,6 @@ class PackageTest : public ::testing::Test {
     return out;
   }
 
-  void replace_in(const fs::path& file, const std::string& from, const std::string& to) {
-    std::string text = read_file(file);
-    auto at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-    write_file(file, text);
-  }
-
   DataContext data{source_dir()};
   compliance::RuleLibrary compliance = compliance::RuleLibrary::load(source_dir() / "configs/compliance");
   TempDir tmp;
@@ -327,7 +320,7 @@ TEST_F(PackageTest, TheExamplePackagePassesWithTheChecksInOrder) {
 }
 
 TEST_F(PackageTest, ASeedReusedByAnotherRunFails) {
-  replace_in(dir / "result_1.txt", "\"key\": \"seed\", \"value\": 26464", "\"key\": \"seed\", \"value\": 19624");
+  replace_first(dir / "result_1.txt", "\"key\": \"seed\", \"value\": 26464", "\"key\": \"seed\", \"value\": 19624");
   CheckReport report = check();
   EXPECT_FALSE(report.passed());
   EXPECT_EQ(rows(report), (std::vector<std::string>{
@@ -336,7 +329,7 @@ TEST_F(PackageTest, ASeedReusedByAnotherRunFails) {
 }
 
 TEST_F(PackageTest, TheSeedCheckerBypassTurnsItsErrorsIntoWarnings) {
-  replace_in(dir / "result_1.txt", "\"key\": \"seed\", \"value\": 26464", "\"key\": \"seed\", \"value\": 19624");
+  replace_first(dir / "result_1.txt", "\"key\": \"seed\", \"value\": 26464", "\"key\": \"seed\", \"value\": 19624");
   write_file(dir / "package_checker_params", "seed-checker-bypass");
   CheckReport report = check();
   EXPECT_TRUE(report.passed());
@@ -358,8 +351,8 @@ TEST_F(PackageTest, TheSeedCheckerBypassTurnsItsErrorsIntoWarnings) {
 }
 
 TEST_F(PackageTest, AnOpenDivisionSystemSkipsTheSeedChecker) {
-  replace_in(dir / "result_1.txt", "\"key\": \"seed\", \"value\": 26464", "\"key\": \"seed\", \"value\": 19624");
-  replace_in(org / "systems/SYS.json", "\"closed\"", "\"open\"");
+  replace_first(dir / "result_1.txt", "\"key\": \"seed\", \"value\": 26464", "\"key\": \"seed\", \"value\": 19624");
+  replace_first(org / "systems/SYS.json", "\"closed\"", "\"open\"");
   CheckReport report = check();
   EXPECT_TRUE(rows(report, "seeds").empty());
   EXPECT_TRUE(report.passed());
@@ -415,7 +408,7 @@ TEST_F(PackageTest, ABenchmarkTheRulesetDoesNotListIsSkipped) {
   fs::path bert = org / "results/SYS/bert";
   fs::rename(dir, bert);
   dir = bert;
-  replace_in(org / "systems/SYS.json", "\"Available on-premise\"", "\"available\"");
+  replace_first(org / "systems/SYS.json", "\"Available on-premise\"", "\"available\"");
   CheckReport report = check();
   EXPECT_EQ(rows(report, "result_files"),
             (std::vector<std::string>{"result_files warning .:0 \"bert\" is not a training benchmark of ruleset 5.1.0: the "
@@ -425,7 +418,7 @@ TEST_F(PackageTest, ABenchmarkTheRulesetDoesNotListIsSkipped) {
   EXPECT_FALSE(report.passed());                               // and fails
 
   // Nothing else of a skipped folder fails: one run of a stray folder has no olympic mean.
-  replace_in(org / "systems/SYS.json", "\"available\"", "\"Available on-premise\"");
+  replace_first(org / "systems/SYS.json", "\"available\"", "\"Available on-premise\"");
   for (int i = 1; i < 10; ++i) fs::remove(dir / fmt::format("result_{}.txt", i));
   CheckReport stray = check();
   EXPECT_TRUE(stray.passed());
