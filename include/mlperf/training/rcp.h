@@ -72,7 +72,8 @@ struct RcpSubmission {
   Ruleset ruleset;
   /// The global batch size all runs agree on; nullopt when absent or runs disagree.
   std::optional<long long> batch_size;
-  /// Per run: samples to converge, +infinity for a run that did not converge (§4.1).
+  /// Per run: samples to converge, +infinity for a run that did not converge (§4.1; the
+  /// check takes such a run as 1e9, as the official checker does).
   std::vector<double> samples_to_converge;
   int olympic_drop = 1;   ///< 4 for unet3d, else 1
   int required_runs = 0;  ///< §6

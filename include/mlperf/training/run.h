@@ -85,7 +85,8 @@ class KeyCensusTable {
   std::vector<Entry> entries_;
 };
 
-/// Samples to converge of a run that did not converge (the reference uses 1e9).
+/// Samples to converge of a run that did not converge (the official checker uses 1e9, which
+/// check_rcp substitutes: see rcp.cc).
 inline constexpr double kNotConverged = std::numeric_limits<double>::infinity();
 
 /// One result file, reduced to what scoring needs. Built in one pass; memory does not grow
