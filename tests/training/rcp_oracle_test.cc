@@ -87,6 +87,41 @@ TEST(RcpOracle, EveryMadeUpSubmissionGetsTheOfficialVerdictCaseAndFactor) {
   }
 }
 
+// The published v6.0 round: the official result summarizer's summary.json of GigaComputing and
+// Inventec (mlcommons/training_results_v6.0, read from its copy Richardyu114/training_results_v6.0
+// at eabf23a) gives per directory the global batch size, the olympic mean of samples (epochs) to
+// converge, "Pass" and the RCP scaling factor to 10 decimals.
+TEST(RcpOracle, PublishedV60FactorsOfTheResultSummarizer) {
+  struct Row {
+    const char* benchmark;
+    long long gbs;
+    double mean;
+    double factor;  // as summary.json rounds it
+  };
+  const Row rows[] = {
+      {"dlrm_dcnv2", 65536, 0.775, 1.0073711123},       // GigaComputing G894-SD3-AAX7, hugectr
+      {"llama31_8b", 16, 172032, 1.0},                  // GigaComputing, Inventec
+      {"llama2_70b_lora", 8, 3072, 1.0347222222},       // GigaComputing, Inventec
+      {"gpt_oss_20b", 24, 208896, 1.0163398693},        // GigaComputing
+      {"gpt_oss_20b", 24, 205824, 1.0315091211},        // Inventec P9000IG7
+  };
+  const DataContext& data = source_data();
+  for (const Row& row : rows) {
+    const BenchmarkFacts* facts = data.facts().find(row.benchmark);
+    ASSERT_NE(facts, nullptr) << row.benchmark;
+    RcpSubmission sub;
+    sub.benchmark = row.benchmark;
+    sub.ruleset = *Ruleset::parse("6.0.0");
+    sub.batch_size = row.gbs;
+    sub.samples_to_converge.assign(static_cast<std::size_t>(facts->required_runs), row.mean);
+    sub.olympic_drop = facts->olympic_drop;
+    sub.required_runs = facts->required_runs;
+    const RcpVerdict v = check_rcp(prune_rcps(*data.rcps(*facts, sub.ruleset)), sub);
+    EXPECT_TRUE(v.passed) << row.benchmark << ": " << v.message;
+    EXPECT_EQ(std::round(v.normalization_factor * 1e10) / 1e10, row.factor) << row.benchmark << ": " << v.message;
+  }
+}
+
 // gpt3 converges at some 1.2e9 samples, more than the 1e9 the official checker gives a run
 // that did not converge: that run sorts to the bottom, and the olympic mean of three runs is
 // the faster converged one, not the slower (as it would be with the run at +inf).
