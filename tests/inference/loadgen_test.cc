@@ -457,17 +457,22 @@ TEST(InferenceRules, V60WanSingleStreamIsInSeconds) {
 TEST(InferenceValidity, AMissingKeyFailsItsCheckAndAMalformedLineIsAnInputError) {
   TempDir tmp;
   fs::path dir = tmp.path() / "sys/resnet50/Offline";
+  // A v5.1 loadgen: that round's checker fails a run whose result_validity is not VALID (from
+  // v6.0 it only warns).
   write_file(dir / "performance/run_1/mlperf_log_detail.txt",
-             event("effective_scenario", "\"Offline\"") + ":::MLLOG {\"key\": \"result_validity\", \"value\": \n" +
-                 event("effective_min_duration_ms", "600000"));
+             event("loadgen_version", "\"5.1.0\"") + event("effective_scenario", "\"Offline\"") +
+                 ":::MLLOG {\"key\": \"result_validity\", \"value\": \n" + event("effective_min_duration_ms", "600000"));
   DirectoryResult d = score_one(tmp.path());
   ASSERT_TRUE(d.inference);
+  EXPECT_EQ(d.inference->round, "v5.1");
   EXPECT_FALSE(d.inference->performance_result);
+  ASSERT_NE(check(*d.inference, "performance_result"), nullptr);
   EXPECT_FALSE(check(*d.inference, "performance_result")->passed);
   EXPECT_EQ(check(*d.inference, "performance_result")->message, "result_samples_per_second is not in the log");
+  ASSERT_NE(check(*d.inference, "result_validity"), nullptr);
   EXPECT_FALSE(check(*d.inference, "result_validity")->passed);
   ASSERT_EQ(d.errors.size(), 1u);
-  EXPECT_NE(d.errors[0].find("mlperf_log_detail.txt:2: "), std::string::npos) << d.errors[0];
+  EXPECT_NE(d.errors[0].find("mlperf_log_detail.txt:3: "), std::string::npos) << d.errors[0];
 }
 
 // The keys the rules read are found by a view of their text; a key that differs anywhere (its
