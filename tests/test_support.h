@@ -131,9 +131,33 @@ inline void replace_first(const std::filesystem::path& file, const std::string& 
   write_file(file, text);
 }
 
+/// Replaces every `from` by `to` in every regular file at or below `path` (a file or a folder).
+/// Throws std::runtime_error naming `path` when no file holds `from`.
+inline void replace_all_below(const std::filesystem::path& path, const std::string& from, const std::string& to) {
+  std::vector<std::filesystem::path> files;
+  if (std::filesystem::is_directory(path)) {
+    for (const auto& e : std::filesystem::recursive_directory_iterator(path)) {
+      if (e.is_regular_file()) files.push_back(e.path());
+    }
+  } else {
+    files.push_back(path);
+  }
+  bool found = false;
+  for (const auto& file : files) {
+    std::string text = read_file(file);
+    std::size_t at = text.find(from);
+    if (at == std::string::npos) continue;
+    found = true;
+    for (; at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+    write_file(file, text);
+  }
+  if (!found) throw std::runtime_error(path.string() + ": no file holds " + from);
+}
+
 /// Applies an oracle record's ops under `root`, in order (scripts/official-inference-oracle,
 /// scripts/official-inference-package-oracle): remove (a file or folder), replace (the first
-/// `old` by `new`; it must be there), write (folders created), append, move and copy (to `to`).
+/// `old` by `new`; it must be there), replace_all (every `old` in every file at or below the
+/// path), write (folders created), append, move and copy (to `to`).
 /// Throws std::runtime_error naming the op that cannot be applied.
 inline void apply_ops(const nlohmann::json& ops, const std::filesystem::path& root) {
   namespace fs = std::filesystem;
@@ -144,6 +168,8 @@ inline void apply_ops(const nlohmann::json& ops, const std::filesystem::path& ro
       fs::remove_all(p);
     } else if (kind == "replace") {
       replace_first(p, op.at("old"), op.at("new"));
+    } else if (kind == "replace_all") {
+      replace_all_below(p, op.at("old"), op.at("new"));
     } else if (kind == "write") {
       write_file(p, op.at("text").get<std::string>());
     } else if (kind == "append") {
