@@ -264,6 +264,9 @@ SubmissionRules SubmissionRules::load(const fs::path& file) {
         throw std::runtime_error(fmt::format("round {}: unknown run_files_checked {}", round, run_files));
       }
       r.run_files_only_with_power = run_files == "power_only";
+      if (auto it = b.find("nameplate_power_file"); it != b.end() && it->is_string()) {
+        r.nameplate_power_file = it->get<std::string>();
+      }
 
       const json& m = j.at("measurements");
       r.measurements.dir = m.at("dir").get<std::string>();

@@ -187,6 +187,29 @@ TEST(PackageRound, APowerFoldersRunStillNeedsItsSamples) {
   EXPECT_TRUE(results[1].inference->valid);
 }
 
+// From v6.1 the package reads the system's nameplate power file (systems/<system>_power.yaml) in
+// a power submission; this tool does not, and says so in each power folder of such a round. A
+// v6.0 power folder has no such file to read, and no such warning.
+TEST(PackageRound, AV61PowerFolderWarnsThatTheNameplatePowerFileIsNotRead) {
+  for (const std::string version : {"v6.0", "v6.1"}) {
+    TempDir tmp;
+    const fs::path root = unpack(tmp, "package_v6.0.tar.gz", version);
+    const fs::path performance = root / "closed/AMD/results/94xMI355X_24xEPYC_9575F/gpt-oss-120b/Offline/performance";
+    fs::copy(performance / "run_1", performance / "ranging");
+    for (const char* f : {"client.json", "client.log", "ptd_logs.txt", "server.json", "server.log"}) {
+      write_file(performance / "power" / f, "{}\n");
+    }
+    auto results = score_tree(root);
+    ASSERT_EQ(results.size(), 2u) << version;
+    const std::string expected =
+        (root / "closed/AMD/systems/94xMI355X_24xEPYC_9575F_power.yaml").string() + ": the nameplate power file is not read";
+    std::size_t found = 0;
+    for (const auto& w : results[0].warnings) found += w.find(expected) == 0 ? 1 : 0;
+    EXPECT_EQ(found, version == "v6.1" ? 1u : 0u) << version;
+    for (const auto& w : results[1].warnings) EXPECT_EQ(w.find("nameplate"), std::string::npos) << version << ": " << w;
+  }
+}
+
 // A harness's loadgen logs kept in the submitter's src/ (Supermicro's src/bucket_results,
 // Google's and Quanta's run outputs in the v6.0 round) are not results: the checker reads
 // results/ only and accepts the submission. Walking the round, they are not taken as runs;

@@ -109,6 +109,10 @@ struct RoundSubmissionRules {
   /// package: performance/run_1's file list is checked in power folders only
   /// (PowerCheck.required_files_check); script: in every scenario folder (check_results_dir).
   bool run_files_only_with_power = false;
+  /// package from v6.1 (NAMEPLATE_POWER_PATH): the submitter's nameplate power file,
+  /// "systems/{system}_power.yaml", whose PSU capacities give a power submission's design power
+  /// (SystemCheck.nameplate_power_check). Not read by this tool; a power folder warns of it.
+  std::optional<std::string> nameplate_power_file;
   MeasurementRules measurements;
   std::optional<TreeRules> tree;  ///< the script's folder checks; nullopt for the package
 
