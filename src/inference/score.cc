@@ -487,15 +487,16 @@ void judge_power_run(DirectoryResult& out, InferenceResult& result, const Loadge
       "{}: the Power WG's power_checker.py (PTD logs, client and server sessions, source checksums) is not run; "
       "the power folder's files, the ranging run and the samples in the run's power window are judged",
       power->power_dir));
-  if (sr != inf.submission.rounds.end() && sr->second.nameplate_power_file && !own_run) {
-    // <org>/results/<system>/<model>/<scenario>: the file is <org>/ + the template.
-    const fs::path system_dir = run.scenario_dir.parent_path().parent_path();
-    std::string file = *sr->second.nameplate_power_file;
-    if (auto at = file.find("{system}"); at != std::string::npos) file.replace(at, 8, system_dir.filename().string());
-    out.warnings.push_back(fmt::format(
-        "{}: the nameplate power file is not read: the {} checker takes the design power from its PSU capacities "
-        "and fails the system where it is empty (not where it is missing)",
-        (system_dir.parent_path().parent_path() / file).string(), result.round));
+  if (sr != inf.submission.rounds.end() && !own_run) {
+    // <org>/results/<system>/<model>/<scenario>
+    const std::string& scenario_dir = run.scenario_dir.native();
+    if (auto file = sr->second.nameplate_power_path(path_ancestor_text(scenario_dir, 4),
+                                                    path_filename(path_ancestor_text(scenario_dir, 2)))) {
+      out.warnings.push_back(fmt::format(
+          "{}: the nameplate power file is not read: the {} checker takes the design power from its PSU capacities "
+          "and fails the system where it is empty (not where it is missing)",
+          *file, result.round));
+    }
   }
   result.valid = result.valid && power->valid;
   result.power = std::move(power);

@@ -197,6 +197,12 @@ std::string RoundSubmissionRules::mlperf_model(const std::string& folder,
   return folder;
 }
 
+std::optional<std::string> RoundSubmissionRules::nameplate_power_path(const std::string& submitter_dir,
+                                                                     const std::string& system) const {
+  if (!nameplate_power_file) return std::nullopt;
+  return path_join(submitter_dir, replace_all(*nameplate_power_file, "{system}", system));
+}
+
 const ScenarioRequirements* RoundSubmissionRules::scenarios_of(const std::string& system_type) const {
   auto t = system_types.find(system_type);
   if (t == system_types.end()) return nullptr;

@@ -29,6 +29,11 @@ constexpr double kLlama405bOffset = 46080;  // §4.6
 // Samples (epochs) to converge the official checker gives a run that did not converge.
 constexpr double kOfficialNotConverged = 1e9;
 
+// A run that did not converge, as RcpSubmission holds it: kNotConverged (+inf), or NaN.
+bool did_not_converge(double samples) {
+  return std::isnan(samples) || samples == std::numeric_limits<double>::infinity();
+}
+
 // numpy's pairwise summation (pairwise_sum_DOUBLE), which np.mean and np.std use. The
 // reference computes every mean with numpy, so summing in the same order keeps the last
 // bits identical for non-integer data (epochs rounded to 3 decimals); for integer sample
@@ -150,7 +155,7 @@ void evaluate(const RcpRecord& record, const RcpSubmission& sub, RcpVerdict& v) 
   // 1.2e9), so there it sorts to the bottom and the slowest converged run is dropped instead.
   std::vector<double> runs = sub.samples_to_converge;
   for (double& x : runs) {
-    if (std::isnan(x) || x == std::numeric_limits<double>::infinity()) x = kOfficialNotConverged;
+    if (did_not_converge(x)) x = kOfficialNotConverged;
   }
   std::sort(runs.begin(), runs.end());
   const std::optional<double> sub_mean = sorted_olympic_mean(runs, sub.olympic_drop);
@@ -400,7 +405,7 @@ bool judged_without_records(const std::vector<RcpRecord>& records, const RcpSubm
   }
   std::size_t not_converged = 0;
   for (double x : submission.samples_to_converge) {
-    if (std::isnan(x) || x == std::numeric_limits<double>::infinity()) ++not_converged;
+    if (did_not_converge(x)) ++not_converged;
   }
   if (submission.olympic_drop < 0) {
     v.rcp_case = RcpCase::kInsufficientConvergence;

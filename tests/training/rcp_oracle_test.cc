@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -43,15 +44,26 @@ std::vector<OracleRecord> load_oracle() {
   return out;
 }
 
-RcpSubmission submission_of(const nlohmann::json& j, const BenchmarkFacts& facts) {
+// A directory's runs of `facts`' benchmark as `score` hands them to the check: the benchmark's
+// olympic drop and required runs.
+RcpSubmission submission(const BenchmarkFacts& facts, const std::string& ruleset, std::optional<long long> batch_size,
+                         std::vector<double> samples) {
   RcpSubmission s;
-  s.benchmark = j.at("benchmark").get<std::string>();
-  s.ruleset = *Ruleset::parse(j.at("ruleset").get<std::string>());
-  if (!j.at("global_batch_size").is_null()) s.batch_size = j.at("global_batch_size").get<long long>();
-  for (const auto& x : j.at("samples")) s.samples_to_converge.push_back(x.is_null() ? kNotConverged : x.get<double>());
+  s.benchmark = facts.name;
+  s.ruleset = *Ruleset::parse(ruleset);
+  s.batch_size = batch_size;
+  s.samples_to_converge = std::move(samples);
   s.olympic_drop = facts.olympic_drop;
   s.required_runs = facts.required_runs;
   return s;
+}
+
+RcpSubmission submission_of(const nlohmann::json& j, const BenchmarkFacts& facts) {
+  std::vector<double> samples;
+  for (const auto& x : j.at("samples")) samples.push_back(x.is_null() ? kNotConverged : x.get<double>());
+  std::optional<long long> batch_size;
+  if (!j.at("global_batch_size").is_null()) batch_size = j.at("global_batch_size").get<long long>();
+  return submission(facts, j.at("ruleset").get<std::string>(), batch_size, std::move(samples));
 }
 
 TEST(RcpOracle, EveryMadeUpSubmissionGetsTheOfficialVerdictCaseAndFactor) {
@@ -109,13 +121,8 @@ TEST(RcpOracle, PublishedV60FactorsOfTheResultSummarizer) {
   for (const Row& row : rows) {
     const BenchmarkFacts* facts = data.facts().find(row.benchmark);
     ASSERT_NE(facts, nullptr) << row.benchmark;
-    RcpSubmission sub;
-    sub.benchmark = row.benchmark;
-    sub.ruleset = *Ruleset::parse("6.0.0");
-    sub.batch_size = row.gbs;
-    sub.samples_to_converge.assign(static_cast<std::size_t>(facts->required_runs), row.mean);
-    sub.olympic_drop = facts->olympic_drop;
-    sub.required_runs = facts->required_runs;
+    const RcpSubmission sub = submission(
+        *facts, "6.0.0", row.gbs, std::vector<double>(static_cast<std::size_t>(facts->required_runs), row.mean));
     const RcpVerdict v = check_rcp(prune_rcps(*data.rcps(*facts, sub.ruleset)), sub);
     EXPECT_TRUE(v.passed) << row.benchmark << ": " << v.message;
     EXPECT_EQ(std::round(v.normalization_factor * 1e10) / 1e10, row.factor) << row.benchmark << ": " << v.message;
@@ -129,13 +136,7 @@ TEST(RcpOracle, Gpt3RunThatDidNotConvergeSortsBelowTheConvergedOnes) {
   const DataContext& data = source_data();
   const BenchmarkFacts* gpt3 = data.facts().find("gpt3");
   ASSERT_NE(gpt3, nullptr);
-  RcpSubmission sub;
-  sub.benchmark = "gpt3";
-  sub.ruleset = *Ruleset::parse("4.1.0");
-  sub.batch_size = 1536;
-  sub.samples_to_converge = {1190595133.44, 1195376640.0, kNotConverged};
-  sub.olympic_drop = gpt3->olympic_drop;
-  sub.required_runs = gpt3->required_runs;
+  const RcpSubmission sub = submission(*gpt3, "4.1.0", 1536, {1190595133.44, 1195376640.0, kNotConverged});
   const RcpVerdict v = check_rcp(*data.rcps(*gpt3, sub.ruleset), sub);
   ASSERT_TRUE(v.submission_mean.has_value());
   EXPECT_EQ(*v.submission_mean, 1190595133.44);

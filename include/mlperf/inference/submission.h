@@ -113,6 +113,9 @@ struct RoundSubmissionRules {
   /// "systems/{system}_power.yaml", whose PSU capacities give a power submission's design power
   /// (SystemCheck.nameplate_power_check). Not read by this tool; a power folder warns of it.
   std::optional<std::string> nameplate_power_file;
+  /// nameplate_power_file of `system` joined to `submitter_dir` (<division>/<org>), as text;
+  /// nullopt for a round without one.
+  std::optional<std::string> nameplate_power_path(const std::string& submitter_dir, const std::string& system) const;
   MeasurementRules measurements;
   std::optional<TreeRules> tree;  ///< the script's folder checks; nullopt for the package
 
