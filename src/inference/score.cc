@@ -175,6 +175,16 @@ const InferenceData::SystemJudgment& InferenceData::system_judgment_of(PathRef s
   return cache_->system_checks.emplace(key, std::move(judged)).first->second;
 }
 
+const NameplatePower& InferenceData::nameplate_of(const std::string& file) const {
+  {
+    std::lock_guard lock(cache_->mutex);
+    if (auto it = cache_->nameplates.find(file); it != cache_->nameplates.end()) return it->second;
+  }
+  NameplatePower read = read_nameplate_power(file);
+  std::lock_guard lock(cache_->mutex);
+  return cache_->nameplates.emplace(file, std::move(read)).first->second;
+}
+
 std::string InferenceData::mapped_model_of(PathRef scenario_dir, const std::string& model) const {
   // <division>/<org>/results/<system>/<model>/<scenario>: submitter_of_scenario, as text.
   const std::string org = path_ancestor_text(scenario_dir.text(), 4);
@@ -487,17 +497,6 @@ void judge_power_run(DirectoryResult& out, InferenceResult& result, const Loadge
       "{}: the Power WG's power_checker.py (PTD logs, client and server sessions, source checksums) is not run; "
       "the power folder's files, the ranging run and the samples in the run's power window are judged",
       power->power_dir));
-  if (sr != inf.submission.rounds.end() && !own_run) {
-    // <org>/results/<system>/<model>/<scenario>
-    const std::string& scenario_dir = run.scenario_dir.native();
-    if (auto file = sr->second.nameplate_power_path(path_ancestor_text(scenario_dir, 4),
-                                                    path_filename(path_ancestor_text(scenario_dir, 2)))) {
-      out.warnings.push_back(fmt::format(
-          "{}: the nameplate power file is not read: the {} checker takes the design power from its PSU capacities "
-          "and fails the system where it is empty (not where it is missing)",
-          *file, result.round));
-    }
-  }
   result.valid = result.valid && power->valid;
   result.power = std::move(power);
 }
@@ -577,6 +576,31 @@ void use_tree_listings(const BenchmarkDir& dir, const fs::path& scenario_dir, co
 // performance run passed, a folder it would not count has a failing row of its own, so the
 // submission's verdict is the same). What a failure does to this folder's row follows the
 // round's checker, as submission.h states per rule.
+// From v6.1 (the round's nameplate_power_file): the loader reads every system's nameplate power
+// file, and stops the checker where it does not load as YAML; SystemCheck then takes a power
+// submission's design power from it (nameplate.h). `add` adds a check that drops the row.
+template <typename Add>
+void judge_nameplate(DirectoryResult& out, InferenceResult& result, Add& add, const std::string& submitter_dir,
+                     const std::string& system, const RoundSubmissionRules& rules, const InferenceData& inf) {
+  const std::optional<std::string> file = rules.nameplate_power_path(submitter_dir, system);
+  if (!file) return;
+  const NameplatePower& nameplate = inf.nameplate_of(*file);
+  if (nameplate.load_error) {
+    add({"nameplate_power_file", false, nullptr, "YAML that yaml.safe_load loads", 0,
+         fmt::format("{}: {}: the checker's loader reads it for every system, and stops there (it judges nothing)",
+                     *file, *nameplate.load_error),
+         *file},
+        true);
+    return;
+  }
+  if (!result.power) return;
+  const SystemDescription& description = inf.system_of(path_join(path_join(submitter_dir, "systems"), system + ".json"));
+  NameplateJudgment judged = judge_nameplate_power(nameplate, description.system_power_capacity_json);
+  if (!judged.warning.empty()) out.warnings.push_back(std::move(judged.warning));
+  result.design_power_watts = std::move(judged.design_power_watts);
+  add(std::move(judged.check), true);
+}
+
 void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const LoadgenRun& run,
                             const fs::path& scenario_dir, const InferenceData& inf) {
   if (run.bare || out.division.empty()) return;
@@ -623,6 +647,7 @@ void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const
     add(std::move(c), true);  // the scenario is skipped (script) or its row invalid (package)
   }
   if (!system_read) return;
+  judge_nameplate(out, result, add, submitter_dir, system, rules, inf);
 
   const std::set<std::string>& folders = inf.scenario_folders_of(model_dir);
   std::string folder_model = model_folder;

@@ -65,6 +65,7 @@ SystemDescription read_system_description(const fs::path& file) {
   d.host_processor_model_name = string_field(doc, "host_processor_model_name");
   d.framework = string_field(doc, "framework");
   if (doc.contains("is_network")) d.is_network_json = doc["is_network"].dump();
+  if (doc.contains("system_power_capacity")) d.system_power_capacity_json = doc["system_power_capacity"].dump();
   return d;
 }
 

@@ -86,13 +86,14 @@ nlohmann::json submission_json(const InferenceResult* i) {
   return {{"valid", i->submission_valid}, {"checks", std::move(checks)}};
 }
 
-// The power measurement (power.h): figure, units, efficiency, what it was computed from, its
+// The power measurement (power.h): figure, units, efficiency, the design power (v6.1), what it was computed from, its
 // checks; null where the folder has no performance/power.
 nlohmann::json power_json(const InferenceResult* i) {
   if (!i || !i->power) return nullptr;
   const inference::PowerResult& p = *i->power;
   return {{"average_watts", p.samples ? nlohmann::json(p.average_watts) : nlohmann::json()},
           {"checks", checks_json(p.checks)},
+          {"design_power_watts", i->design_power_watts},
           {"duration_s", p.power_begin.empty() ? nlohmann::json() : nlohmann::json(p.duration_s)},
           {"efficiency", json_number_or_null(p.efficiency)},
           {"power_begin", json_string_or_null(p.power_begin)},
@@ -443,8 +444,13 @@ void write_inference_table(std::ostream& out, const DirectoryResult& r) {
       std::string per = per_query ? "samples" : i->units.substr(0, i->units.find('/'));
       efficiency = fmt::format("; {} {}/J", figure_text(*p.efficiency), per);
     }
-    print_line(out, fmt::format("  power      {} {}{}   ({}{})   {}", p.power_metric ? figure_text(*p.power_metric) : "none",
-               p.units, per_query ? " per query" : "", from, efficiency, p.valid ? "VALID" : "INVALID"));
+    const std::string design =
+        i->design_power_watts.is_null()
+            ? std::string()
+            : fmt::format("; design power {} W",
+                          i->design_power_watts.is_string() ? i->design_power_watts.get<std::string>() : i->design_power_watts.dump());
+    print_line(out, fmt::format("  power      {} {}{}   ({}{}{})   {}", p.power_metric ? figure_text(*p.power_metric) : "none",
+               p.units, per_query ? " per query" : "", from, efficiency, design, p.valid ? "VALID" : "INVALID"));
     for (const auto& c : p.checks) {
       if (!c.passed) print_line(out, fmt::format("    {:<26} FAILED  {}", c.name, c.message));
     }

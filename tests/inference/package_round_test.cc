@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "../test_support.h"
@@ -188,9 +189,9 @@ TEST(PackageRound, APowerFoldersRunStillNeedsItsSamples) {
 }
 
 // From v6.1 the package reads the system's nameplate power file (systems/<system>_power.yaml) in
-// a power submission; this tool does not, and says so in each power folder of such a round. A
-// v6.0 power folder has no such file to read, and no such warning.
-TEST(PackageRound, AV61PowerFolderWarnsThatTheNameplatePowerFileIsNotRead) {
+// a power submission and only warns where there is none; so does this tool, in each power
+// folder of such a round. A v6.0 power folder has no such file to read, and no such warning.
+TEST(PackageRound, AV61PowerFolderWithoutANameplatePowerFileWarns) {
   for (const std::string version : {"v6.0", "v6.1"}) {
     TempDir tmp;
     const fs::path root = unpack(tmp, "package_v6.0.tar.gz", version);
@@ -202,7 +203,7 @@ TEST(PackageRound, AV61PowerFolderWarnsThatTheNameplatePowerFileIsNotRead) {
     auto results = score_tree(root);
     ASSERT_EQ(results.size(), 2u) << version;
     const std::string expected =
-        (root / "closed/AMD/systems/94xMI355X_24xEPYC_9575F_power.yaml").string() + ": the nameplate power file is not read";
+        (root / "closed/AMD/systems/94xMI355X_24xEPYC_9575F_power.yaml").string() + ": the nameplate power file is missing";
     std::size_t found = 0;
     for (const auto& w : results[0].warnings) found += w.find(expected) == 0 ? 1 : 0;
     EXPECT_EQ(found, version == "v6.1" ? 1u : 0u) << version;
@@ -316,7 +317,17 @@ struct OracleCount {
   std::size_t records = 0;
   std::size_t compared = 0;
   std::size_t crashed = 0;
+  std::size_t design_powers = 0;  // CSV rows whose design_power_watts was compared
 };
+
+// A JSON value as Python's str() prints it in the checker's CSV: None, True, an int, a float's
+// repr ("2700.0"), text as it is.
+std::string python_str(const nlohmann::json& v) {
+  if (v.is_null()) return "None";
+  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
 
 OracleCount compare_with_oracle(const std::string& records) {
   OracleCount count;
@@ -339,11 +350,24 @@ OracleCount compare_with_oracle(const std::string& records) {
       EXPECT_FALSE(r.out.empty()) << what;
       std::set<std::string> ours, theirs;
       const nlohmann::json doc = nlohmann::json::parse(r.out.empty() ? "{}" : r.out);
+      std::map<std::string, std::string> our_design;  // folder → design power as Python prints it
       for (const auto& d : doc.value("results", nlohmann::json::array())) {
-        if (d["valid"] == true) ours.insert(fs::path(d["directory"].get<std::string>()).lexically_relative(root).string());
+        const std::string folder = fs::path(d["directory"].get<std::string>()).lexically_relative(root).string();
+        if (d["valid"] == true) ours.insert(folder);
+        const nlohmann::json& power = d["power"];
+        our_design[folder] = python_str(power.is_object() ? power["design_power_watts"] : nlohmann::json());
       }
       for (const auto& a : m["accepted"]) theirs.insert(a.get<std::string>());
       EXPECT_EQ(ours, theirs) << what;
+      // v6.1: the CSV's design_power_watts of each row, "None" where the folder has none.
+      if (m.contains("design_power_watts")) {
+        EXPECT_EQ(m["design_power_watts"].size(), m["accepted"].size()) << what;
+        for (std::size_t k = 0; k < std::min(m["accepted"].size(), m["design_power_watts"].size()); ++k) {
+          const std::string folder = m["accepted"][k];
+          EXPECT_EQ(our_design[folder], m["design_power_watts"][k].get<std::string>()) << what << ": " << folder;
+          ++count.design_powers;
+        }
+      }
     }
     fs::remove_all(root);
   }
@@ -370,10 +394,17 @@ TEST(PackageRound, VerdictsOnMutantsOfTheLenovoFoldersAgreeWithTheOfficialChecke
 // inference_results_v6.1): each record first puts the v6.1 loadgen seeds in place of v6.0's, and
 // the Lenovo fixture loses llama2-70b-99, a model v6.1 lacks; the mutants that touched it are
 // not run. So the v6.1 rules (configs/*.json, rounds v6.1) are the package's on real logs.
+//
+// From v6.1 the package reads each system's nameplate power file: 36 more AMD records make the
+// Offline folder a power submission (the package run with --skip-power-check) and vary the file
+// (nameplate.h) or the system description's system_power_capacity; each row's design power is
+// compared with the CSV's design_power_watts. Eight of them stop the checker (the file is not
+// YAML that PyYAML loads).
 TEST(PackageRound, VerdictsOnMutantsJudgedAsV61AgreeWithTheOfficialChecker) {
   const OracleCount amd = compare_with_oracle("amd_v6.1.jsonl");
-  EXPECT_EQ(amd.records, 71u);
-  EXPECT_EQ(amd.crashed, 7u);
+  EXPECT_EQ(amd.records, 107u);
+  EXPECT_EQ(amd.crashed, 15u);
+  EXPECT_EQ(amd.design_powers, 152u);
   const OracleCount lenovo = compare_with_oracle("lenovo_v6.1.jsonl");
   EXPECT_EQ(lenovo.records, 17u);
   EXPECT_EQ(lenovo.crashed, 0u);

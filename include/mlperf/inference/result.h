@@ -230,6 +230,10 @@ struct InferenceResult {
   /// The power measurement (power.h) where performance/power exists; null otherwise. `valid`
   /// includes its verdict.
   std::shared_ptr<const PowerResult> power;
+  /// From v6.1, a power submission's design power in watts (nameplate.h: the system
+  /// description's system_power_capacity, else the nameplate file's PSU capacities), as the
+  /// checker's CSV column design_power_watts; null otherwise.
+  nlohmann::json design_power_watts;
   /// The submission-level rules the round's checker applies to this folder (submission.h), in
   /// this order: the system description (network_mode left to `checks`), the scenario's
   /// measurements, the model's required scenarios; empty outside the submission layout.

@@ -16,6 +16,7 @@
 
 #include "mlperf/inference/accuracy.h"
 #include "mlperf/inference/compliance_tests.h"
+#include "mlperf/inference/nameplate.h"
 #include "mlperf/inference/result.h"
 #include "mlperf/inference/submission.h"
 #include "mlperf/mllog/discovery.h"
@@ -104,6 +105,10 @@ struct InferenceData {
   /// Thread-safe; a folder that cannot be listed gives the names read before the error.
   const std::set<std::string>& scenario_folders_of(PathRef model_dir) const;
 
+  /// read_nameplate_power (nameplate.h) of a v6.1 system's nameplate power file, read once per
+  /// file and kept as long as this InferenceData. Thread-safe; never throws except std::bad_alloc.
+  const NameplatePower& nameplate_of(const std::string& file) const;
+
   /// The figure for (round, model, scenario) on `system`, else the first on `platform`; nullptr.
   const PublishedFigure* find(const std::string& round, const std::string& model, const std::string& scenario,
                               const std::string& system, const std::string& platform) const;
@@ -121,6 +126,7 @@ struct InferenceData {
     std::map<std::string, SystemJudgment> system_checks;  // "<round>\n<division>\n<file>"
     std::map<std::string, std::map<std::string, std::string>> model_mappings;  // org folder → mapping
     std::map<std::string, std::set<std::string>> scenario_folders;  // model folder → folder names
+    std::map<std::string, NameplatePower> nameplates;               // file → as read
   };
   std::shared_ptr<Cache> cache_ = std::make_shared<Cache>();
 };

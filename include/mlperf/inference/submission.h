@@ -111,7 +111,7 @@ struct RoundSubmissionRules {
   bool run_files_only_with_power = false;
   /// package from v6.1 (NAMEPLATE_POWER_PATH): the submitter's nameplate power file,
   /// "systems/{system}_power.yaml", whose PSU capacities give a power submission's design power
-  /// (SystemCheck.nameplate_power_check). Not read by this tool; a power folder warns of it.
+  /// (SystemCheck.nameplate_power_check), read with nameplate.h.
   std::optional<std::string> nameplate_power_file;
   /// nameplate_power_file of `system` joined to `submitter_dir` (<division>/<org>), as text;
   /// nullopt for a round without one.

@@ -22,6 +22,9 @@ struct SystemDescription {
   /// "is_network" as written: the JSON text of the field ("\"True\"", "true", …); empty when
   /// absent. The inference submission checker reads it as a string (is_system_over_network).
   std::string is_network_json;
+  /// "system_power_capacity" as written (its JSON text, any value); nullopt when absent. From
+  /// MLPerf Inference v6.1 a power submission's design power, in place of the nameplate file's.
+  std::optional<std::string> system_power_capacity_json;
 };
 
 /// Reads a system description. Counts may be JSON numbers or digit strings ("8"). Throws
