@@ -688,6 +688,49 @@ void warn_not_a_performance_run(DirectoryResult& out, const LoadgenLog& log) {
                               : ""));
 }
 
+// A scenario folder of a submission without a loadgen log (LoadgenRun::no_loadgen_log) fails
+// its performance_log check: the script checkers (v4.1–v5.1) fail a folder without its logs;
+// the package (v6.x) reads such a folder as an MLPerf endpoints submission (config.yaml,
+// performance/result_summary.json, accuracy/accuracy_results.json), which this tool does not
+// read, so it cannot be scored and is not called valid.
+void judge_folder_without_log(DirectoryResult& out, const BenchmarkDir& dir, const fs::path& scenario_dir,
+                              const InferenceData& inf) {
+  const LoadgenRun& run = *dir.loadgen;
+  auto result = std::make_shared<InferenceResult>();
+  result->model = dir.benchmark_name;
+  result->rules_model = dir.benchmark_name;
+  result->scenario = run.scenario;
+  result->loadgen_scenario = run.scenario;
+  result->round = inf.rules.newest_round;
+  result->round_source = "newest shipped";
+  if (auto r = dir.absolute_path.empty() ? round_from_path(dir.path) : round_from_absolute_path(dir.absolute_path)) {
+    result->round = *r;
+    result->round_source = "path";
+  }
+  if (auto version = Ruleset::parse(std::string_view(result->round).substr(1))) out.ruleset = *version;
+  out.ruleset_source = result->round_source;
+  out.benchmark = result->model + "/" + result->scenario;
+  std::error_code ec;
+  std::vector<std::string> endpoints_files;
+  for (const char* f : {"config.yaml", "config.yml", "performance/result_summary.json"}) {
+    if (fs::exists(scenario_dir / f, ec)) endpoints_files.emplace_back(f);
+  }
+  const std::string message =
+      endpoints_files.empty()
+          ? fmt::format("{} holds no loadgen log ({} or {}): the scenario has no performance run, and the checker "
+                        "fails it",
+                        run.run_dir.string(), kDetailLogName, kSummaryLogName)
+          : fmt::format("{} is an MLPerf endpoints submission ({}), which the checker reads in place of loadgen "
+                        "logs; this tool reads loadgen logs only, so the folder is not scored",
+                        scenario_dir.string(), fmt::join(endpoints_files, ", "));
+  result->checks.push_back({"performance_log", false, nullptr,
+                            nlohmann::json::array({kDetailLogName, kSummaryLogName}), 0, message,
+                            run.run_dir.string()});
+  result->valid = false;
+  out.passed = false;
+  out.inference = std::move(result);
+}
+
 }  // namespace
 
 DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataContext& data,
@@ -706,6 +749,10 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
   try {
     const InferenceData& inf = data.inference();
     const InferenceRules& rules = inf.rules;
+    if (run.no_loadgen_log) {
+      judge_folder_without_log(out, dir, scenario_dir, inf);
+      return out;
+    }
     LoadgenLog log = read_run_log(run, inf, out);
     const RunPlace place = place_of_run(dir, rules);
     const std::string& model = place.model;

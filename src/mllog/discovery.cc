@@ -629,6 +629,15 @@ void visit(WalkNode& node, WalkContext& context) {
     run->run_dir = path / "performance" / "run_1";
     run->scenario_dir = path;
     run->scenario = std::string(path_name(place.absolute));
+  } else if (!node.root && performance && !listing.loadgen_logs && node.submitter_listings &&
+             node.depth == node.submitter_depth + 4 && !is_test_folder(path_name(place.absolute))) {
+    // A scenario folder of a submission without a loadgen log (LoadgenRun::no_loadgen_log):
+    // the checker judges it, so it is not skipped.
+    run.emplace();
+    run->run_dir = path / "performance" / "run_1";
+    run->scenario_dir = path;
+    run->scenario = std::string(path_name(place.absolute));
+    run->no_loadgen_log = true;
   } else {
     run = find_loadgen_run(path, listing.loadgen_logs, performance_logs);
   }

@@ -418,10 +418,13 @@ void write_inference_table(std::ostream& out, const DirectoryResult& r) {
     print_line(out, "  result     none (log unreadable)");
     return;
   }
-  print_line(out, fmt::format("  log        {}{}", i->log_file, i->from_summary ? " (no detail log: summary read)" : ""));
-  print_line(out, fmt::format("  result     {} {}   ({}{}{})   {}", i->performance_result ? figure_text(*i->performance_result) : "none", i->units, i->metric,
-             i->loadgen_scenario != i->scenario ? ", " + i->loadgen_scenario + " run" : "",
-             i->inferred ? ", inferred" : "", i->valid ? "VALID" : "INVALID"));
+  print_line(out, fmt::format("  log        {}{}", i->log_file.empty() ? "none" : i->log_file,
+                              i->from_summary ? " (no detail log: summary read)" : ""));
+  const std::string detail = fmt::format("{}{}{}", i->metric,
+                                         i->loadgen_scenario != i->scenario ? ", " + i->loadgen_scenario + " run" : "",
+                                         i->inferred ? ", inferred" : "");
+  print_line(out, fmt::format("  result     {} {}   {}   {}", i->performance_result ? figure_text(*i->performance_result) : "none", i->units,
+             detail.empty() ? std::string() : "(" + detail + ")", i->valid ? "VALID" : "INVALID"));
   for (const auto& c : i->checks) {
     if (c.name == "performance_result") continue;
     // A run judged by token latencies logs no latency target (0): say so rather than show a

@@ -211,6 +211,48 @@ TEST(PackageRound, AV61PowerFolderWithoutANameplatePowerFileWarns) {
   }
 }
 
+// A scenario folder without loadgen logs is not skipped: the package reads it as an MLPerf
+// endpoints submission (config.yaml, performance/result_summary.json), which this tool does not
+// score, so it fails with a check saying so, and `check` fails. Without those files it fails
+// for the missing run.
+TEST(PackageRound, AScenarioFolderWithoutLoadgenLogsFails) {
+  for (const bool endpoints : {true, false}) {
+    TempDir tmp;
+    const fs::path root = unpack(tmp);
+    const fs::path server = root / "closed/AMD/results/94xMI355X_24xEPYC_9575F/gpt-oss-120b/Server";
+    for (const char* log : {"mlperf_log_detail.txt", "mlperf_log_summary.txt"}) {
+      fs::remove(server / "performance/run_1" / log);
+      fs::remove(server / "accuracy" / log);
+    }
+    if (endpoints) {
+      write_file(server / "config.yaml", "type: online\n");
+      write_file(server / "performance/result_summary.json", "{\"qps\": 100}\n");
+    }
+    auto results = score_tree(root);
+    ASSERT_EQ(results.size(), 2u);
+    EXPECT_TRUE(results[0].inference->valid);
+    const DirectoryResult& s = results[1];
+    EXPECT_EQ(s.dir.path, server);
+    ASSERT_NE(s.inference, nullptr);
+    EXPECT_FALSE(s.inference->valid);
+    EXPECT_FALSE(s.passed);
+    EXPECT_EQ(s.inference->round, "v6.0");
+    EXPECT_EQ(s.benchmark, "gpt-oss-120b/Server");
+    const ValidityCheck* c = check_named(s.inference->checks, "performance_log");
+    ASSERT_NE(c, nullptr);
+    EXPECT_FALSE(c->passed);
+    EXPECT_EQ(c->message, endpoints ? server.string() + " is an MLPerf endpoints submission (config.yaml, "
+                                                       "performance/result_summary.json), which the checker reads in "
+                                                       "place of loadgen logs; this tool reads loadgen logs only, so "
+                                                       "the folder is not scored"
+                                    : (server / "performance/run_1").string() +
+                                          " holds no loadgen log (mlperf_log_detail.txt or mlperf_log_summary.txt): "
+                                          "the scenario has no performance run, and the checker fails it");
+    const int status = testing::run_command(testing::binary() + " check " + testing::q(root) + " >/dev/null 2>&1").status;
+    EXPECT_NE(status, 0);
+  }
+}
+
 // A harness's loadgen logs kept in the submitter's src/ (Supermicro's src/bucket_results,
 // Google's and Quanta's run outputs in the v6.0 round) are not results: the checker reads
 // results/ only and accepts the submission. Walking the round, they are not taken as runs;
@@ -378,8 +420,8 @@ OracleCount compare_with_oracle(const std::string& records) {
 // power, the system description, measurements.json and the submitter's folders.
 TEST(PackageRound, VerdictsOnMutantsOfTheAmdFolderAgreeWithTheOfficialChecker) {
   const OracleCount count = compare_with_oracle("amd.jsonl");
-  EXPECT_EQ(count.compared, 64u);
-  EXPECT_EQ(count.crashed, 7u);
+  EXPECT_EQ(count.compared, 65u);
+  EXPECT_EQ(count.crashed, 8u);
 }
 
 // closed/Lenovo's whisper (TEST01, deterministic or not) and llama2-70b-99 (TEST06, the
@@ -402,9 +444,9 @@ TEST(PackageRound, VerdictsOnMutantsOfTheLenovoFoldersAgreeWithTheOfficialChecke
 // YAML that PyYAML loads).
 TEST(PackageRound, VerdictsOnMutantsJudgedAsV61AgreeWithTheOfficialChecker) {
   const OracleCount amd = compare_with_oracle("amd_v6.1.jsonl");
-  EXPECT_EQ(amd.records, 107u);
-  EXPECT_EQ(amd.crashed, 15u);
-  EXPECT_EQ(amd.design_powers, 152u);
+  EXPECT_EQ(amd.records, 109u);
+  EXPECT_EQ(amd.crashed, 16u);
+  EXPECT_EQ(amd.design_powers, 153u);
   const OracleCount lenovo = compare_with_oracle("lenovo_v6.1.jsonl");
   EXPECT_EQ(lenovo.records, 17u);
   EXPECT_EQ(lenovo.crashed, 0u);

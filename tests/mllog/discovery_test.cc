@@ -281,6 +281,33 @@ TEST(Discovery, WalksOnceIntoSubfoldersInSortedOrderAndStopsAtBenchmarkDirs) {
   EXPECT_EQ(dirs[2].absolute_path, fs::absolute(round / "B/results/S2/llama31_8b").lexically_normal().string());
 }
 
+// A scenario folder of an inference submission whose performance/run_1 holds no loadgen log
+// (an MLPerf endpoints folder, a run not copied in) is still one of its folders: found with
+// no_loadgen_log set, not skipped. The same folder outside a submission's results/ is no run.
+TEST(Discovery, AScenarioFolderWithoutLoadgenLogsIsFound) {
+  TempDir tmp;
+  const fs::path results = tmp.path() / "closed/Org/results/sys/gpt-oss-120b";
+  write_file(results / "Offline/performance/run_1/mlperf_log_detail.txt", "");
+  write_file(results / "Server/config.yaml", "type: online\n");
+  write_file(results / "Server/performance/result_summary.json", "{}\n");
+  write_file(tmp.path() / "closed/Org/measurements/sys/gpt-oss-120b/Server/performance/x.json", "{}\n");
+  write_file(tmp.path() / "lab/Server/performance/result_summary.json", "{}\n");
+  std::vector<DiscoveryError> errors;
+  auto dirs = find_benchmark_dirs(tmp.path(), errors);
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(dirs.size(), 2u);
+  EXPECT_EQ(dirs[0].path, results / "Offline");
+  ASSERT_TRUE(dirs[0].loadgen.has_value());
+  EXPECT_FALSE(dirs[0].loadgen->no_loadgen_log);
+  EXPECT_EQ(dirs[1].path, results / "Server");
+  ASSERT_TRUE(dirs[1].loadgen.has_value());
+  EXPECT_TRUE(dirs[1].loadgen->no_loadgen_log);
+  EXPECT_EQ(dirs[1].loadgen->scenario, "Server");
+  EXPECT_EQ(dirs[1].loadgen->run_dir, results / "Server/performance/run_1");
+  EXPECT_EQ(dirs[1].submitter, "Org");
+  EXPECT_EQ(dirs[1].system, "sys");
+}
+
 // An inference submitter's folder holds results/ and measurements/: its scenario folders are
 // looked for in results/ only (the submission checker reads the other folders as what they
 // are), and each one found at results/<system>/<model>/<scenario> carries what the walk

@@ -33,6 +33,11 @@ struct LoadgenRun {
   /// given where no scenario folder holds it (scenario_folder_part found none): read as a
   /// bare run, the scenario from its log; its test verdict needs the scenario's run.
   std::string compliance_test;
+  /// A scenario folder of the submission layout (<org>/results/<system>/<model>/<scenario>)
+  /// whose performance/run_1 holds no loadgen log: an MLPerf endpoints submission (config.yaml,
+  /// performance/result_summary.json, which the checker's package reads) or a run not copied in.
+  /// Handed out so that it fails instead of going unseen; it has no log to read.
+  bool no_loadgen_log = false;
 };
 
 /// A folder holding result_*.txt files (training) or a loadgen run (inference, `loadgen`
