@@ -112,7 +112,7 @@ class Composer {
     e = next();
     if (e.get().type == YAML_STREAM_END_EVENT) return -1;
     expect(e, YAML_DOCUMENT_START_EVENT);
-    const int root = compose(next());
+    const int root = compose(next(), 0);
     expect(next(), YAML_DOCUMENT_END_EVENT);
     e = next();
     if (e.get().type != YAML_STREAM_END_EVENT) {
@@ -187,9 +187,18 @@ class Composer {
     }
   }
 
-  int compose(Event e) {
+  // PyYAML composes recursively, two Python frames a level: under CPython's limit of 1,000
+  // frames a document nested about 490 deep raises RecursionError (494 standalone; the
+  // checker's own frames come first). Deeper than kMaxNesting is taken as that error.
+  static constexpr int kMaxNesting = 480;
+
+  int compose(Event e, int depth) {
     yaml_event_t& ev = e.get();
     const std::size_t line = ev.start_mark.line + 1;
+    if (depth > kMaxNesting) {
+      throw LoadError(fmt::format("line {}: RecursionError: maximum recursion depth exceeded (nested deeper than {})",
+                                  line, kMaxNesting));
+    }
     if (ev.type == YAML_ALIAS_EVENT) {
       const std::string a = text_of(ev.data.alias.anchor);
       auto it = anchors_.find(a);
@@ -218,7 +227,7 @@ class Composer {
       nodes[id].tag = tag.empty() ? std::string(kTagPrefix) + "seq" : tag;
       anchor(ev.data.sequence_start.anchor, id, line);
       for (Event item = next(); item.get().type != YAML_SEQUENCE_END_EVENT; item = next()) {
-        const int child = compose(std::move(item));
+        const int child = compose(std::move(item), depth + 1);
         nodes[id].items.push_back(child);
       }
       return id;
@@ -229,8 +238,8 @@ class Composer {
       nodes[id].tag = tag.empty() ? std::string(kTagPrefix) + "map" : tag;
       anchor(ev.data.mapping_start.anchor, id, line);
       for (Event key = next(); key.get().type != YAML_MAPPING_END_EVENT; key = next()) {
-        const int k = compose(std::move(key));
-        const int v = compose(next());
+        const int k = compose(std::move(key), depth + 1);
+        const int v = compose(next(), depth + 1);
         nodes[id].pairs.emplace_back(k, v);
       }
       return id;
@@ -650,7 +659,17 @@ class Summer {
  public:
   explicit Summer(const std::vector<Value>& values) : values_(values) {}
 
+  // A value reached through aliases many times is summed once (the figure is the same each
+  // time): Python walks every path, which a file of nested aliases makes exponential.
   Sum sum(int id, int depth = 0) {
+    if (auto it = memo_.find(id); it != memo_.end()) return it->second;
+    Sum s = sum_uncached(id, depth);
+    memo_.emplace(id, s);
+    return s;
+  }
+
+ private:
+  Sum sum_uncached(int id, int depth) {
     // CPython's default recursion limit is 1,000 frames; a cycle reaches it.
     if (depth > 900) throw SumError("RecursionError: maximum recursion depth exceeded");
     const Value& v = values_[id];
@@ -683,7 +702,6 @@ class Summer {
     return total;
   }
 
- private:
   // sum(sorted([psu.get("PowerCapacityWatts", 0) for psu in psus], reverse=True)[:min_psus])
   Sum power_supplies(int psus_id, int min_id) {
     const Value& psus = values_[psus_id];
@@ -756,6 +774,7 @@ class Summer {
   }
 
   const std::vector<Value>& values_;
+  std::map<int, Sum> memo_;
 };
 
 // A Python number as JSON: an int within 64 bits as an integer, beyond as a float; a float's

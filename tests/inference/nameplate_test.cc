@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include <fmt/format.h>
+
 #include "../test_support.h"
 #include "mlperf/inference/nameplate.h"
 
@@ -123,6 +125,11 @@ TEST(NameplatePower, WhatTheSumRaisesFailsTheCheck) {
   EXPECT_EQ(sum_error(node("{PowerCapacityWatts: 5}, {PowerCapacityWatts: null}", "1")).rfind("TypeError: '<'", 0), 0u);
   // Two dates compare; none is taken, so nothing is summed.
   EXPECT_EQ(design(node("{PowerCapacityWatts: 2026-01-01}, {PowerCapacityWatts: 2026-02-01}", "0")), 0);
+  // Aliases nested 30 deep, each level naming the one below twice: 2^30 paths to one PSU
+  // group, each counted (Python walks them all; the sum is the same).
+  std::string laughs = "l0: &l0 {PSUs: [{PowerCapacityWatts: 1}], Min PSUs Needed: 1}\n";
+  for (int k = 1; k <= 30; ++k) laughs += fmt::format("l{}: &l{} [*l{}, *l{}]\n", k, k, k - 1, k - 1);
+  EXPECT_EQ(design(laughs), (1LL << 31) - 1);  // l0 once, l1 twice, ... l30 2^30 times
   // A list holding itself: the sum recurses without end.
   EXPECT_EQ(sum_error("- &a [*a]\n"), "RecursionError: maximum recursion depth exceeded");
 }
@@ -153,6 +160,11 @@ TEST(NameplatePower, WhatYamlSafeLoadRaisesOnIsALoadError) {
   EXPECT_EQ(load_error("? [1]\n: 2\n"), "line 1: while constructing a mapping: found unhashable key");
   EXPECT_EQ(load_error("<<: 5\n"), "line 1: while constructing a mapping: expected a mapping or list of mappings for merging");
   EXPECT_EQ(load_error("Node: \xff\n").rfind("UnicodeDecodeError: byte 6", 0), 0u);
+  // PyYAML's composer recurses: a document nested 100,000 deep raises RecursionError, and
+  // one nested 400 deep loads.
+  EXPECT_EQ(load_error(std::string(100000, '[') + std::string(100000, ']')),
+            "line 1: RecursionError: maximum recursion depth exceeded (nested deeper than 480)");
+  EXPECT_EQ(design(std::string(400, '[') + std::string(400, ']')), 0);
   // `=` as a key is text.
   EXPECT_EQ(design("=: 1\n"), 0);
 }
