@@ -56,7 +56,9 @@ CheckReport check_inference_directory(const DirectoryResult& r) {
   for (const auto& c : i->checks) {
     CheckResult check{c.name.starts_with("loadgen_") ? c.name : "loadgen_" + c.name, fmt::format("{} meets its limit ({})", c.name, c.limit.dump()), {}};
     if (!c.passed) {
-      check.findings.push_back({check.check, Finding::kError, i->log_file, c.line,
+      // The log read; a folder without one (LoadgenRun::no_loadgen_log): the check's own file.
+      const std::string& file = !i->log_file.empty() ? i->log_file : !c.file.empty() ? c.file : report.directory;
+      check.findings.push_back({check.check, Finding::kError, file, c.line,
                                 fmt::format("{}: value {}, limit {}", c.message,
                                             c.value.is_null() ? "absent" : c.value.dump(), c.limit.dump())});
     }

@@ -249,7 +249,11 @@ TEST(PackageRound, AScenarioFolderWithoutLoadgenLogsFails) {
                                           " holds no loadgen log (mlperf_log_detail.txt or mlperf_log_summary.txt): "
                                           "the scenario has no performance run, and the checker fails it");
     const int status = testing::run_command(testing::binary() + " check " + testing::q(root) + " >/dev/null 2>&1").status;
-    EXPECT_NE(status, 0);
+    EXPECT_EQ(status, 1);
+    // check's finding names the run folder; its HTML page links to it.
+    auto html = testing::run_command(testing::binary() + " check --format html " + testing::q(root) + " 2>/dev/null");
+    EXPECT_EQ(html.status, 1);
+    EXPECT_NE(html.out.find("file://" + (server / "performance/run_1").string() + "\">"), std::string::npos);
   }
 }
 

@@ -129,6 +129,19 @@ TEST(Html, EveryCommandWritesHtml) {
   EXPECT_NE(h.out.find("<td class=\"n\">0.334193</td><td>models/minute</td><td class=\"n\">1.000</td>"), std::string::npos) << h.out;
 }
 
+// A finding naming no file is listed without a link; the page is still written (making an
+// empty path absolute throws).
+TEST(Html, AFindingWithoutAFileHasNoLink) {
+  CheckReport report;
+  report.directory = "dir";
+  report.checks.push_back({"input_readable", "the log can be read", {}});
+  report.checks.back().findings.push_back({"input_readable", Finding::kError, "", 0, "no file to name"});
+  report.checks.back().findings.push_back({"input_readable", Finding::kWarning, "dir/result_0.txt", 3, "named"});
+  const std::string page = html::check_report({report});
+  EXPECT_NE(page.find("<td></td><td>no file to name</td>"), std::string::npos) << page;
+  EXPECT_NE(page.find("dir/result_0.txt:3</a>"), std::string::npos);
+}
+
 TEST(Html, SummarizeChartsEachBenchmarkAndEachDirectory) {
   const std::string examples = (source_dir() / "data/examples/training_results_v5.1").string();
   auto r = run_command(fmt::format("{} summarize --format html {} 2>/dev/null", MLPERF_SCORE_BINARY, examples));

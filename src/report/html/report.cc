@@ -419,11 +419,13 @@ std::string check_report(const std::vector<CheckReport>& reports) {
                   std::to_string(c.count(Finding::kError)), std::to_string(c.count(Finding::kWarning))});
       for (const auto& f : c.findings) {
         ++finding_count;
-        std::filesystem::path absolute = std::filesystem::absolute(f.file);
         std::string where = f.line ? fmt::format("{}:{}", f.file, f.line) : f.file;
+        // A finding naming no file has no link (std::filesystem::absolute throws for "").
+        std::string link = f.file.empty() ? escape(where)
+                                          : fmt::format("<a href=\"{}\">{}</a>",
+                                                        escape(file_url(std::filesystem::absolute(f.file))), escape(where));
         findings.row({f.severity == Finding::kError ? "<span class=\"bad\">error</span>" : "warning", escape(f.check),
-                      fmt::format("<a href=\"{}\">{}</a>", escape(file_url(absolute)), escape(where)),
-                      escape(f.message)});
+                      std::move(link), escape(f.message)});
       }
     }
     page.raw("<div class=\"scroll\">" + checks.str() + "</div>");

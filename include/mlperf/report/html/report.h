@@ -28,7 +28,7 @@ std::string summary_report(const Summary& summary, const std::vector<DirectoryRe
 std::string comparison_report(const Comparison& comparison);
 
 /// `check`: per directory its checks and their findings as a table; each finding links to
-/// its file:line (a file:// link).
+/// its file:line (a file:// link); one naming no file is shown without a link.
 std::string check_report(const std::vector<CheckReport>& reports);
 
 }  // namespace mlperf::html
