@@ -55,18 +55,20 @@ NameplatePower nameplate_power_of_text(std::string_view yaml_text, std::string f
 /// nothing at the path; a file that cannot be read is a load error (the checker's open raises).
 NameplatePower read_nameplate_power(const std::filesystem::path& file);
 
-/// SystemCheck.nameplate_power_check of a power submission's scenario folder: the design power
-/// is the system description's "system_power_capacity" where it has the key
-/// (`system_power_capacity_json`, its JSON text, any value), else the nameplate file's sum.
-/// Returns the check "nameplate_power" (value: the design power, limit: the file) with the
-/// design power, and sets `warning` where the file is missing (the checker only warns; the
-/// design power is then null). Fails, naming the file, for a null document or a sum error. A
-/// load error is not judged here (the checker stopped before any check).
+/// What judge_nameplate_power finds for one power submission's scenario folder.
 struct NameplateJudgment {
+  /// "nameplate_power": value the design power, limit what it is taken from, file the
+  /// nameplate file; failed (naming the file) for a None document or a sum error.
   ValidityCheck check;
-  nlohmann::json design_power_watts;  ///< null where none
+  nlohmann::json design_power_watts;  ///< watts as NameplatePower gives them; null where none
   std::string warning;                ///< "" or the missing file's warning
 };
+
+/// SystemCheck.nameplate_power_check of a power submission's scenario folder: the design power
+/// is the system description's "system_power_capacity" where it has the key
+/// (`system_power_capacity_json`, its JSON text, any value), else the nameplate file's sum. A
+/// missing file only warns (the design power is then null); an empty file or a sum error fails
+/// the check. A load error is not judged here: the checker stopped before any check.
 NameplateJudgment judge_nameplate_power(const NameplatePower& nameplate,
                                         const std::optional<std::string>& system_power_capacity_json);
 
