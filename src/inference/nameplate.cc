@@ -5,13 +5,12 @@
 
 #include <yaml.h>
 
+#include <boost/algorithm/string/case_conv.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <map>
 #include <new>
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "mlperf/mllog/line_reader.h"
+#include "mlperf/mllog/mllog.h"
 
 namespace mlperf::inference {
 
@@ -29,6 +29,7 @@ namespace fs = std::filesystem;
 namespace {
 
 using Int = __int128;
+using boost::algorithm::to_lower_copy;  // ASCII lower case (the C locale), as Python's str.lower() of ASCII
 
 constexpr std::string_view kTagPrefix = "tag:yaml.org,2002:";
 
@@ -302,6 +303,25 @@ bool keys_equal(const Value& a, const Value& b) {
   return a.s == b.s;  // Str, Other (its type and text)
 }
 
+// A scalar's text without its '_' (construct_yaml_int and _float drop them first).
+std::string without_underscores(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c != '_') out += c;
+  }
+  return out;
+}
+
+// The parts of a sexagesimal number ("1:30:05" → 1, 30, 05), most significant first.
+std::vector<std::string> colon_parts(std::string_view value) {
+  std::vector<std::string> parts;
+  for (std::size_t at; (at = value.find(':')) != std::string_view::npos; value.remove_prefix(at + 1)) {
+    parts.emplace_back(value.substr(0, at));
+  }
+  parts.emplace_back(value);
+  return parts;
+}
+
 class Constructor {
  public:
   explicit Constructor(std::vector<Node>& nodes) : nodes_(nodes), state_(nodes.size(), -1) {}
@@ -357,8 +377,7 @@ class Constructor {
     }
     if (tag == "bool") {
       expect_kind(id, Node::Scalar);
-      std::string lower = nodes_[id].text;
-      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const std::string lower = to_lower_copy(nodes_[id].text);
       if (lower != "yes" && lower != "no" && lower != "true" && lower != "false" && lower != "on" && lower != "off") {
         fail(id, fmt::format("KeyError: '{}'", lower));
       }
@@ -502,10 +521,7 @@ class Constructor {
 
   // construct_yaml_int.
   Int construct_int(int id) {
-    std::string value;
-    for (char c : nodes_[id].text) {
-      if (c != '_') value += c;
-    }
+    std::string value = without_underscores(nodes_[id].text);
     if (value.empty()) fail(id, "ValueError: invalid literal for int() with base 10: ''");
     Int sign = 1;
     if (value[0] == '-') sign = -1;
@@ -523,12 +539,7 @@ class Constructor {
     if (!value.empty() && value[0] == '0') return sign * digits(value, 8);
     if (value.find(':') != std::string::npos) {
       // Sexagesimal: the parts, least significant first, times powers of 60.
-      std::vector<std::string_view> parts;
-      std::string_view rest(value);
-      for (std::size_t at; (at = rest.find(':')) != std::string_view::npos; rest.remove_prefix(at + 1)) {
-        parts.push_back(rest.substr(0, at));
-      }
-      parts.push_back(rest);
+      const std::vector<std::string> parts = colon_parts(value);
       Int total = 0, base = 1;
       for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
         total += digits(*it, 10) * base;
@@ -548,8 +559,7 @@ class Constructor {
     text.erase(0, start);
     std::string body = text;
     if (!body.empty() && (body[0] == '+' || body[0] == '-')) body.erase(0, 1);
-    std::string lower = body;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string lower = to_lower_copy(body);
     const bool word = lower == "inf" || lower == "infinity" || lower == "nan";
     if (!word && !matches(body, "([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?")) return false;
     out = std::strtod(text.c_str(), nullptr);
@@ -558,10 +568,7 @@ class Constructor {
 
   // construct_yaml_float.
   double construct_float(int id) {
-    std::string value;
-    for (char c : nodes_[id].text) {
-      if (c != '_') value += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
+    std::string value = to_lower_copy(without_underscores(nodes_[id].text));
     double sign = 1;
     if (!value.empty() && value[0] == '-') sign = -1;
     if (!value.empty() && (value[0] == '+' || value[0] == '-')) value.erase(0, 1);
@@ -573,12 +580,7 @@ class Constructor {
       return d;
     };
     if (value.find(':') != std::string::npos) {
-      std::vector<std::string> parts;
-      std::size_t from = 0;
-      for (std::size_t at; (at = value.find(':', from)) != std::string::npos; from = at + 1) {
-        parts.push_back(value.substr(from, at - from));
-      }
-      parts.push_back(value.substr(from));
+      const std::vector<std::string> parts = colon_parts(value);
       double total = 0, base = 1;
       for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
         total += to_float(*it) * base;
@@ -683,9 +685,7 @@ class Summer {
         if (key.kind != Value::Str) {
           throw SumError(fmt::format("AttributeError: '{}' object has no attribute 'lower'", type_name(key)));
         }
-        std::string lower = key.s;
-        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        keys_lower[lower] = val;
+        keys_lower[to_lower_copy(key.s)] = val;
       }
       auto psus = keys_lower.find("psus");
       auto min_psus = keys_lower.find("min psus needed");
@@ -792,36 +792,13 @@ nlohmann::json sum_json(const Sum& s) {
   return s.f;
 }
 
-// Python's open() in text mode decodes UTF-8 strictly (the reader raises on other bytes).
-std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
-  std::size_t k = 0;
-  while (k < text.size()) {
-    const auto c = static_cast<unsigned char>(text[k]);
-    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || k + n > text.size()) return k;
-    for (std::size_t j = 1; j < n; ++j) {
-      if ((static_cast<unsigned char>(text[k + j]) & 0xC0) != 0x80) return k;
-    }
-    if (n == 2 && c < 0xC2) return k;  // overlong
-    if (n == 3) {
-      const auto c1 = static_cast<unsigned char>(text[k + 1]);
-      if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0)) return k;  // overlong, surrogate
-    }
-    if (n == 4) {
-      const auto c1 = static_cast<unsigned char>(text[k + 1]);
-      if ((c == 0xF0 && c1 < 0x90) || c > 0xF4 || (c == 0xF4 && c1 >= 0x90)) return k;
-    }
-    k += n;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 NameplatePower nameplate_power_of_text(std::string_view yaml_text, std::string file) {
   NameplatePower out;
   out.file = std::move(file);
   out.exists = true;
+  // Python's open() in text mode decodes UTF-8 strictly (the reader raises on other bytes).
   if (auto bad = first_invalid_utf8(yaml_text)) {
     out.load_error = fmt::format("UnicodeDecodeError: byte {} is not UTF-8 (the checker's open() decodes UTF-8)", *bad);
     return out;
@@ -853,23 +830,18 @@ NameplatePower nameplate_power_of_text(std::string_view yaml_text, std::string f
 }
 
 NameplatePower read_nameplate_power(const fs::path& file) {
+  NameplatePower out;
+  out.file = file.string();
   std::error_code ec;
-  if (!fs::exists(file, ec)) {
-    NameplatePower out;
-    out.file = file.string();
-    return out;
-  }
-  std::ifstream in = open_input_file(file, std::ios::binary);
-  std::string text;
-  if (in) text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (!in && !in.eof()) {
-    NameplatePower out;
-    out.file = file.string();
+  if (!fs::exists(file, ec)) return out;
+  bool read_failed = false;
+  const std::optional<std::string> text = read_whole_file(file, &read_failed);
+  if (!text || read_failed) {
     out.exists = true;
     out.load_error = "cannot be read (the checker's open() raises)";
     return out;
   }
-  return nameplate_power_of_text(text, file.string());
+  return nameplate_power_of_text(*text, out.file);
 }
 
 NameplateJudgment judge_nameplate_power(const NameplatePower& nameplate,

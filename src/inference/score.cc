@@ -325,18 +325,25 @@ struct RunRound {
   std::string source;
 };
 
-// The round: the one the path names, else the loadgen_version's when the rules know it, else the newest shipped.
-RunRound round_of_run(const BenchmarkDir& dir, const InferenceRules& rules, const LoadgenLog& log) {
+// The round: the one the path names, else the loadgen_version's when the rules know it (`log`:
+// nullptr for a folder without one), else the newest shipped.
+RunRound round_of_run(const BenchmarkDir& dir, const InferenceRules& rules, const LoadgenLog* log) {
   RunRound out{rules.newest_round, "newest shipped"};
   if (auto r = dir.absolute_path.empty() ? round_from_path(dir.path) : round_from_absolute_path(dir.absolute_path)) {
     out.round = *r;
     out.source = "path";
-  } else if (auto v = round_from_loadgen_version(log.text("loadgen_version").value_or(""));
+  } else if (auto v = round_from_loadgen_version(log ? log->text("loadgen_version").value_or("") : std::string());
              v && rules.rounds.count(*v)) {
     out.round = *v;
     out.source = "loadgen_version";
   }
   return out;
+}
+
+// The round as the directory's ruleset (v4.1 → 4.1.0), so reports that print a ruleset show it.
+void set_ruleset(DirectoryResult& out, const RunRound& round) {
+  if (auto version = Ruleset::parse(std::string_view(round.round).substr(1))) out.ruleset = *version;
+  out.ruleset_source = round.source;
 }
 
 // Platform: the system description's accelerator (and its network-mode rule), else the system
@@ -569,19 +576,13 @@ void use_tree_listings(const BenchmarkDir& dir, const fs::path& scenario_dir, co
   use.emplace(&tree.listings, std::move(tops), dir.submitter_listings.get());
 }
 
-// The submission-level rules of the round's checker (submission.h) for a folder in the
-// submission layout: the submitter's folder tree (script rounds), the system description <division>/<org>/systems/<system>.json, the
-// scenario's measurements, and the scenarios the model must have on the system's type (counted
-// among the model folder's scenario folders: where the script counts only scenarios whose
-// performance run passed, a folder it would not count has a failing row of its own, so the
-// submission's verdict is the same). What a failure does to this folder's row follows the
-// round's checker, as submission.h states per rule.
 // From v6.1 (the round's nameplate_power_file): the loader reads every system's nameplate power
 // file, and stops the checker where it does not load as YAML; SystemCheck then takes a power
 // submission's design power from it (nameplate.h). `add` adds a check that drops the row.
 template <typename Add>
 void judge_nameplate(DirectoryResult& out, InferenceResult& result, Add& add, const std::string& submitter_dir,
-                     const std::string& system, const RoundSubmissionRules& rules, const InferenceData& inf) {
+                     const std::string& system, const std::string& system_json, const RoundSubmissionRules& rules,
+                     const InferenceData& inf) {
   const std::optional<std::string> file = rules.nameplate_power_path(submitter_dir, system);
   if (!file) return;
   const NameplatePower& nameplate = inf.nameplate_of(*file);
@@ -594,13 +595,20 @@ void judge_nameplate(DirectoryResult& out, InferenceResult& result, Add& add, co
     return;
   }
   if (!result.power) return;
-  const SystemDescription& description = inf.system_of(path_join(path_join(submitter_dir, "systems"), system + ".json"));
+  const SystemDescription& description = inf.system_of(system_json);
   NameplateJudgment judged = judge_nameplate_power(nameplate, description.system_power_capacity_json);
   if (!judged.warning.empty()) out.warnings.push_back(std::move(judged.warning));
   result.design_power_watts = std::move(judged.design_power_watts);
   add(std::move(judged.check), true);
 }
 
+// The submission-level rules of the round's checker (submission.h) for a folder in the
+// submission layout: the submitter's folder tree (script rounds), the system description <division>/<org>/systems/<system>.json, the
+// scenario's measurements, and the scenarios the model must have on the system's type (counted
+// among the model folder's scenario folders: where the script counts only scenarios whose
+// performance run passed, a folder it would not count has a failing row of its own, so the
+// submission's verdict is the same). What a failure does to this folder's row follows the
+// round's checker, as submission.h states per rule.
 void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const LoadgenRun& run,
                             const fs::path& scenario_dir, const InferenceData& inf) {
   if (run.bare || out.division.empty()) return;
@@ -635,8 +643,8 @@ void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const
   if (tree.drops_a_row) result.valid = false;
   if (tree.any_failed) result.submission_valid = false;
 
-  const InferenceData::SystemJudgment& judged_system =
-      inf.system_judgment_of(path_join(path_join(submitter_dir, "systems"), system + ".json"), result.round, out.division);
+  const std::string system_json = path_join(path_join(submitter_dir, "systems"), system + ".json");
+  const InferenceData::SystemJudgment& judged_system = inf.system_judgment_of(system_json, result.round, out.division);
   checks.append_shared(judged_system.shared);
   // Script: the system is skipped; package: its rows are invalid.
   if (judged_system.any_failed) result.valid = result.submission_valid = false;
@@ -647,7 +655,7 @@ void judge_submission_rules(DirectoryResult& out, InferenceResult& result, const
     add(std::move(c), true);  // the scenario is skipped (script) or its row invalid (package)
   }
   if (!system_read) return;
-  judge_nameplate(out, result, add, submitter_dir, system, rules, inf);
+  judge_nameplate(out, result, add, submitter_dir, system, system_json, rules, inf);
 
   const std::set<std::string>& folders = inf.scenario_folders_of(model_dir);
   std::string folder_model = model_folder;
@@ -701,14 +709,10 @@ void judge_folder_without_log(DirectoryResult& out, const BenchmarkDir& dir, con
   result->rules_model = dir.benchmark_name;
   result->scenario = run.scenario;
   result->loadgen_scenario = run.scenario;
-  result->round = inf.rules.newest_round;
-  result->round_source = "newest shipped";
-  if (auto r = dir.absolute_path.empty() ? round_from_path(dir.path) : round_from_absolute_path(dir.absolute_path)) {
-    result->round = *r;
-    result->round_source = "path";
-  }
-  if (auto version = Ruleset::parse(std::string_view(result->round).substr(1))) out.ruleset = *version;
-  out.ruleset_source = result->round_source;
+  const RunRound round = round_of_run(dir, inf.rules, nullptr);
+  result->round = round.round;
+  result->round_source = round.source;
+  set_ruleset(out, round);
   out.benchmark = result->model + "/" + result->scenario;
   std::error_code ec;
   std::vector<std::string> endpoints_files;
@@ -757,15 +761,13 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     const RunPlace place = place_of_run(dir, rules);
     const std::string& model = place.model;
     out.dir.system = place.system;
-    const RunRound round = round_of_run(dir, rules, log);
+    const RunRound round = round_of_run(dir, rules, &log);
     const std::string scenario = scenario_of_run(dir, rules, log);
     const bool own_run = outside_submission_layout(dir);
     auto result = std::make_shared<InferenceResult>(
         score_loadgen_run(log, rules, round.round, model, scenario, out.division.empty() ? "closed" : out.division));
     result->round_source = round.source;
-    // The round as a version (v4.1 → 4.1.0), so reports that print a ruleset show it.
-    if (auto version = Ruleset::parse(std::string_view(result->round).substr(1))) out.ruleset = *version;
-    out.ruleset_source = round.source;
+    set_ruleset(out, round);
     // Summaries and comparisons group by this: one column per model and scenario.
     out.benchmark = result->model.empty() ? result->scenario : result->model + "/" + result->scenario;
 

@@ -621,23 +621,19 @@ void visit(WalkNode& node, WalkContext& context) {
       !listing.loadgen_logs && performance &&
       (regular_file_at(fd, "performance/run_1/mlperf_log_detail.txt") ||
        regular_file_at(fd, "performance/run_1/mlperf_log_summary.txt"));
+  // A scenario folder of a submission without a loadgen log (LoadgenRun::no_loadgen_log) is
+  // found too: the checker judges it, so it is not skipped.
+  const bool without_log = performance && !listing.loadgen_logs && !performance_logs && node.submitter_listings &&
+                           node.depth == node.submitter_depth + 4;
   std::optional<LoadgenRun> run;
-  if (!node.root && performance_logs && !is_test_folder(path_name(place.absolute))) {
+  if (!node.root && (performance_logs || without_log) && !is_test_folder(path_name(place.absolute))) {
     // The usual scenario folder of a submission, found by walking: its run's paths are made
     // here without normalizing any (find_loadgen_run does that for what a user gave).
     run.emplace();
     run->run_dir = path / "performance" / "run_1";
     run->scenario_dir = path;
     run->scenario = std::string(path_name(place.absolute));
-  } else if (!node.root && performance && !listing.loadgen_logs && node.submitter_listings &&
-             node.depth == node.submitter_depth + 4 && !is_test_folder(path_name(place.absolute))) {
-    // A scenario folder of a submission without a loadgen log (LoadgenRun::no_loadgen_log):
-    // the checker judges it, so it is not skipped.
-    run.emplace();
-    run->run_dir = path / "performance" / "run_1";
-    run->scenario_dir = path;
-    run->scenario = std::string(path_name(place.absolute));
-    run->no_loadgen_log = true;
+    run->no_loadgen_log = without_log;
   } else {
     run = find_loadgen_run(path, listing.loadgen_logs, performance_logs);
   }

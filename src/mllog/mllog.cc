@@ -27,7 +27,7 @@
 
 namespace mlperf {
 
-bool is_valid_utf8(std::string_view text) {
+std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   std::size_t n = text.size();
   std::size_t i = 0;
@@ -49,22 +49,24 @@ bool is_valid_utf8(std::string_view text) {
       len = 4;
       cp = c & 0x07;
     } else {
-      return false;
+      return i;
     }
-    if (i + len > n) return false;
+    if (i + len > n) return i;
     for (std::size_t k = 1; k < len; ++k) {
-      if ((s[i + k] & 0xC0) != 0x80) return false;
+      if ((s[i + k] & 0xC0) != 0x80) return i;
       cp = (cp << 6) | (s[i + k] & 0x3F);
     }
     // Reject overlong forms, surrogates and code points beyond U+10FFFF.
     if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
         (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
-      return false;
+      return i;
     }
     i += len;
   }
-  return true;
+  return std::nullopt;
 }
+
+bool is_valid_utf8(std::string_view text) { return !first_invalid_utf8(text); }
 
 std::string latin1_to_utf8(std::string_view text) {
   std::string out;

@@ -239,7 +239,11 @@ std::optional<double> json_number(std::string_view value);
 /// is not a string. `value` must come from scan_mllog_line.
 std::optional<std::string> json_string(std::string_view value);
 
-/// True when `text` is well-formed UTF-8.
+/// The offset of the first byte of `text` that does not start a well-formed UTF-8 sequence
+/// (overlong forms, surrogates and code points beyond U+10FFFF are not); nullopt when all are.
+std::optional<std::size_t> first_invalid_utf8(std::string_view text);
+
+/// True when `text` is well-formed UTF-8 (first_invalid_utf8 finds nothing).
 bool is_valid_utf8(std::string_view text);
 
 /// Re-encodes Latin-1 bytes as UTF-8 (each byte is one code point).
