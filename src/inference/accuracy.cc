@@ -9,6 +9,7 @@
 #include "mlperf/mllog/path_text.h"
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <string_view>
 #include <new>
@@ -18,6 +19,7 @@
 #include <set>
 #include <stdexcept>
 
+#include <boost/algorithm/string/case_conv.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -327,6 +329,41 @@ AccuracyResult judge_accuracy(const fs::path& accuracy_dir, const RoundAccuracyR
 
 std::string accepted_in_open(const std::string& message) { return "open division, accepted: " + message; }
 
+namespace {
+
+// REQUIRED_ACC_BENCHMARK's subfolders and file stems (e.g. SDXL's images/) missing: a warning in
+// `result.warnings` (extra_files_check; the official tables were made without it).
+void warn_missing_extra_files(const fs::path& accuracy_dir, const RoundAccuracyRules& rules, const std::string& model,
+                              AccuracyResult& result) {
+  if (auto extra = rules.extra_files.find(model); extra != rules.extra_files.end()) {
+    std::vector<std::string> missing;
+    for (const auto& [folder, stems] : extra->second) {
+      const std::string sub = path_join(accuracy_dir.native(), folder);
+      if (!listed_is_directory(sub)) {
+        missing.push_back(folder + "/");
+        continue;
+      }
+      std::set<std::string> present;
+      for (const auto& name : regular_files_in(sub)) present.insert(name.substr(0, name.find('.')));  // f.split(".")[0]
+      for (const auto& stem : stems) {
+        if (!present.count(stem)) missing.push_back(folder + "/" + stem + ".png");
+      }
+      if (!present.count("captions")) {
+        result.warnings.push_back(fmt::format("{} has no captions file (the checker notes it without failing)", sub));
+      }
+    }
+    // The round's results table was made with --skip-extra-accuracy-files-check (no v5.1 SDXL
+    // submission holds accuracy/images/, all are published): a warning, never the verdict.
+    if (!missing.empty()) {
+      result.warnings.push_back(fmt::format("{}: {} missing (REQUIRED_ACC_BENCHMARK; the official results "
+                                            "table was made without this check)", accuracy_dir.string(),
+                                            fmt::join(missing, ", ")));
+    }
+  }
+}
+
+}  // namespace
+
 void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules& rules, const std::string& model,
                           const std::string& scenario, AccuracyResult& result, bool packaging) {
   auto add = [&](std::string name, bool passed, nlohmann::json value, nlohmann::json limit, std::uint64_t line,
@@ -400,31 +437,136 @@ void judge_accuracy_files(const fs::path& accuracy_dir, const RoundAccuracyRules
       }
     }
   }
-  if (auto extra = rules.extra_files.find(model); extra != rules.extra_files.end()) {
-    std::vector<std::string> missing;
-    for (const auto& [folder, stems] : extra->second) {
-      const std::string sub = path_join(accuracy_dir.native(), folder);
-      if (!listed_is_directory(sub)) {
-        missing.push_back(folder + "/");
-        continue;
-      }
-      std::set<std::string> present;
-      for (const auto& name : regular_files_in(sub)) present.insert(name.substr(0, name.find('.')));  // f.split(".")[0]
-      for (const auto& stem : stems) {
-        if (!present.count(stem)) missing.push_back(folder + "/" + stem + ".png");
-      }
-      if (!present.count("captions")) {
-        result.warnings.push_back(fmt::format("{} has no captions file (the checker notes it without failing)", sub));
-      }
+  warn_missing_extra_files(accuracy_dir, rules, model, result);
+}
+
+namespace {
+
+using boost::algorithm::to_lower_copy;  // ASCII lower case, as Python's str.lower() of ASCII
+
+// json.dumps of a value (separators ", " and ": ", ASCII only, floats as Python's repr, a
+// dict's members in the file's order), for the results table's Accuracy cell.
+std::string python_json_dumps(const nlohmann::ordered_json& v) {
+  if (v.is_object()) {
+    std::string out = "{";
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (out.size() > 1) out += ", ";
+      out += nlohmann::ordered_json(it.key()).dump(-1, ' ', true) + ": " + python_json_dumps(it.value());
     }
-    // The round's results table was made with --skip-extra-accuracy-files-check (no v5.1 SDXL
-    // submission holds accuracy/images/, all are published): a warning, never the verdict.
-    if (!missing.empty()) {
-      result.warnings.push_back(fmt::format("{}: {} missing (REQUIRED_ACC_BENCHMARK; the official results "
-                                            "table was made without this check)", accuracy_dir.string(),
-                                            fmt::join(missing, ", ")));
+    return out + "}";
+  }
+  if (v.is_array()) {
+    std::string out = "[";
+    for (const auto& item : v) out += (out.size() > 1 ? ", " : "") + python_json_dumps(item);
+    return out + "]";
+  }
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isnan(d)) return "NaN";
+    if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+    std::string text = fmt::format("{}", d);  // the shortest form, as repr; Python adds ".0"
+    if (text.find_first_of(".e") == std::string::npos) text += ".0";
+    return text;
+  }
+  return v.dump(-1, ' ', true);
+}
+
+// _numeric_accuracy_score: the score as a number (a number, numeric text, or the dict member
+// named by a metric, its lower case, its last _-part, then f1, score, accuracy); nullopt
+// where none is.
+std::optional<double> numeric_accuracy_score(const nlohmann::ordered_json& score, const std::vector<AccuracyBound>& targets) {
+  auto number = [](const nlohmann::ordered_json& v) -> std::optional<double> {
+    if (v.is_number()) return v.get<double>();
+    if (v.is_boolean()) return v.get<bool>() ? 1.0 : 0.0;
+    if (v.is_string()) return python_float(v.get<std::string>());
+    return std::nullopt;
+  };
+  if (!score.is_object()) return score.is_string() || score.is_number() || score.is_boolean() ? number(score) : std::nullopt;
+  std::vector<std::string> keys;
+  for (const auto& t : targets) {
+    const std::string lower = to_lower_copy(t.metric);
+    keys.push_back(t.metric);
+    keys.push_back(lower);
+    keys.push_back(lower.substr(lower.rfind('_') == std::string::npos ? 0 : lower.rfind('_') + 1));
+  }
+  for (const char* k : {"f1", "score", "accuracy"}) keys.emplace_back(k);
+  for (const auto& k : keys) {
+    auto it = score.find(k);
+    if (it == score.end()) continue;
+    if (it->is_number() || it->is_boolean()) return number(*it);
+    if (it->is_string()) {
+      if (auto n = number(*it)) return n;
     }
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+AccuracyResult judge_endpoints_accuracy(const fs::path& accuracy_dir, const LoadgenLog& accuracy_log,
+                                        const RoundAccuracyRules& rules, const EndpointsRules& endpoints,
+                                        const std::string& model, const std::string& scenario,
+                                        const std::string& division) {
+  AccuracyResult result;
+  const std::string file = accuracy_log.file.string();
+  result.file = file;
+  auto add = [&](std::vector<ValidityCheck>& to, std::string name, bool passed, nlohmann::json value,
+                 nlohmann::json limit, std::string message) {
+    to.push_back({std::move(name), passed, std::move(value), std::move(limit), 0, passed ? std::string() : std::move(message), file});
+  };
+  // accuracy_result_check
+  auto score_it = accuracy_log.values.find("accuracy_score");
+  if (score_it == accuracy_log.values.end()) {
+    add(result.checks, "accuracy_score", false, nullptr, "accuracy_scores[].score",
+        fmt::format("{}: accuracy score not found", file));
+  } else {
+    const nlohmann::ordered_json score = nlohmann::ordered_json::parse(score_it->second.json);
+    std::string cell = python_json_dumps(score);
+    std::string column;
+    for (char c : cell) {
+      if (c == ',') column += ' ';
+      else if (c != '"' && c != '{' && c != '}') column += c;
+    }
+    const auto first = column.find_first_not_of(" \t\n\r\f\v");
+    const auto last = column.find_last_not_of(" \t\n\r\f\v");
+    result.column = first == std::string::npos ? std::string() : column.substr(first, last - first + 1);
+    result.metrics.emplace_back("score", score.is_string() ? score.get<std::string>() : score.dump());
+    const std::vector<AccuracyBound>* targets = rules.targets_of(model, scenario);
+    if (to_lower_copy(division) != "open" && endpoints.accuracy_target_models.count(model) && targets && !targets->empty()) {
+      std::optional<double> numeric = numeric_accuracy_score(score, *targets);
+      const double target = targets->front().value;
+      add(result.checks, "accuracy_score", numeric && *numeric >= target,
+          numeric ? nlohmann::json(*numeric) : nlohmann::json(score_it->second.json), target,
+          numeric ? fmt::format("{}: accuracy not met: expected={}, found={}", file, target, *numeric)
+                  : fmt::format("{}: could not parse accuracy score {}", file, score_it->second.json));
+    } else {
+      add(result.checks, "accuracy_score", true, nlohmann::json::parse(score_it->second.json), nullptr, "");
+    }
+  }
+  result.valid = std::all_of(result.checks.begin(), result.checks.end(), [](const ValidityCheck& c) { return c.passed; });
+  // loadgen_errors_check: the accuracy run's failed samples (num_errors `or 0`) fail it.
+  std::optional<double> errors = accuracy_log.number("num_errors");
+  const double failed = errors.value_or(0);
+  add(result.file_checks, "accuracy_log_errors", failed == 0, failed, 0,
+      fmt::format("{}: the accuracy run has {} failed samples (n_samples_failed)", file, failed));
+  // dataset_check
+  if (auto counts = rules.accuracy_sample_count.find(model); counts != rules.accuracy_sample_count.end()) {
+    auto c = counts->second.find(scenario);
+    if (c == counts->second.end()) c = counts->second.find("");
+    if (c != counts->second.end()) {
+      const char* key = accuracy_log.values.count("effective_accuracy_sample_count") ? "effective_accuracy_sample_count"
+                                                                                      : "qsl_reported_total_count";
+      std::optional<double> n = accuracy_log.number(key);
+      add(result.file_checks, "accuracy_sample_count", n && *n == static_cast<double>(c->second),
+          n ? nlohmann::json(*n) : nlohmann::json(), c->second,
+          fmt::format("{}: the accuracy run covers {} samples ({}); the dataset has {}", file,
+                      n ? fmt::format("{:g}", *n) : std::string("no"), key, c->second));
+    }
+  }
+  warn_missing_extra_files(accuracy_dir, rules, model, result);
+  result.files_valid = std::all_of(result.file_checks.begin(), result.file_checks.end(),
+                                   [](const ValidityCheck& c) { return c.passed; });
+  return result;
 }
 
 namespace {

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <optional>
 #include <regex>
+#include <set>
+#include <system_error>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -365,6 +367,62 @@ std::vector<ComplianceTestResult> judge_compliance_tests(const fs::path& scenari
       if (test == "TEST09") j.verify_pass("verify_output_len", "verify_output_len.txt", false);
     }
     out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<ValidityCheck> judge_endpoints_audits(const fs::path& scenario_dir, const std::vector<std::string>& tests,
+                                                  const EndpointsRules& rules, const std::string& mlperf_model,
+                                                  const LoadgenLog& performance_log) {
+  std::vector<ValidityCheck> out;
+  std::set<std::string> judged;
+  const fs::path audit_dir = scenario_dir / "audit";
+  for (const auto& test : tests) {
+    if (!judged.insert(test).second) continue;  // listed twice: judged twice, the same way
+    if (auto audit = rules.compliance_audits.find(test); audit != rules.compliance_audits.end()) {
+      const std::string name = audit->second;
+      const std::string file = path_join(audit_dir.native(), "audit_" + name + ".json");
+      std::error_code ec;
+      if (!fs::exists(file, ec)) {
+        auto required = rules.audit_required.find(test);
+        if (required != rules.audit_required.end() && required->second.count(mlperf_model) &&
+            rules.allowed_models.count(mlperf_model)) {
+          out.push_back({"audit_" + test, false, nullptr, name, 0,
+                         fmt::format("{} is missing in {}", file, audit_dir.string()), file});
+        }
+      } else {
+        std::optional<std::string> text = read_whole_file(file);
+        const nlohmann::json j = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json(nlohmann::json::value_t::discarded);
+        std::string problem;
+        nlohmann::json value;
+        if (j.is_discarded() || !j.is_object() || !j.contains("test") || !j.contains("passed")) {
+          problem = fmt::format("{}: compliance test can not be loaded (not JSON with \"test\" and \"passed\")", file);
+        } else if (j.at("test") != name) {
+          value = j.at("test");
+          problem = fmt::format("{}: compliance test is incorrect: expected name={}, actual name={}", file, name, j.at("test").dump());
+        } else {
+          const nlohmann::json& passed = j.at("passed");
+          value = passed;
+          const bool truthy = passed.is_boolean() ? passed.get<bool>()
+                              : passed.is_number()  ? passed.get<double>() != 0
+                              : passed.is_null()    ? false
+                                                    : !passed.empty();
+          if (!truthy) problem = fmt::format("{}: compliance test {} did not pass", file, name);
+        }
+        out.push_back({"audit_" + test, problem.empty(), value, name, 0, problem, file});
+      }
+    }
+    if (test == "TEST09") {
+      std::optional<double> mean = performance_log.number("mean_output_tokens");
+      out.push_back({"test09_output_tokens", mean && *mean <= rules.test09_high && *mean >= rules.test09_low,
+                     mean ? nlohmann::json(*mean) : nlohmann::json(),
+                     nlohmann::json::array({rules.test09_low, rules.test09_high}), 0,
+                     mean ? fmt::format("TEST09 (output token length): the mean output tokens {} are outside [{}, {}]",
+                                        *mean, rules.test09_low, rules.test09_high)
+                          : std::string("TEST09: the mean output tokens are missing: the checker stops on it (TypeError)"),
+                     performance_log.file.string()});
+      if (out.back().passed) out.back().message.clear();
+    }
   }
   return out;
 }

@@ -792,6 +792,43 @@ nlohmann::json sum_json(const Sum& s) {
   return s.f;
 }
 
+// The constructed value `id` as JSON (yaml_safe_load_json): a mapping's text keys as they are,
+// any other key as "\x01" and its Python type (no dotted path a reader asks for can name it).
+nlohmann::json value_json(const std::vector<Value>& values, int id, int depth) {
+  const Value& v = values[id];
+  if (depth > 480) throw LoadError("nesting deeper than 480 levels");
+  switch (v.kind) {
+    case Value::None:
+    case Value::Recursive: return nullptr;
+    case Value::Bool: return v.b;
+    case Value::Integer:
+      if (v.i >= std::numeric_limits<std::int64_t>::min() && v.i <= std::numeric_limits<std::int64_t>::max()) {
+        return static_cast<std::int64_t>(v.i);
+      }
+      if (v.i > 0 && v.i <= static_cast<Int>(std::numeric_limits<std::uint64_t>::max())) {
+        return static_cast<std::uint64_t>(v.i);
+      }
+      return static_cast<double>(v.i);
+    case Value::Float: return v.f;
+    case Value::Str: return v.s;
+    case Value::Other: return "<" + v.s + ">";
+    case Value::List: {
+      nlohmann::json out = nlohmann::json::array();
+      for (int item : v.items) out.push_back(value_json(values, item, depth + 1));
+      return out;
+    }
+    case Value::Dict: {
+      nlohmann::json out = nlohmann::json::object();
+      for (const auto& [key, value] : v.pairs) {
+        const Value& k = values[key];
+        out[k.kind == Value::Str ? k.s : "\x01" + type_name(k)] = value_json(values, value, depth + 1);
+      }
+      return out;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 NameplatePower nameplate_power_of_text(std::string_view yaml_text, std::string file) {
@@ -879,6 +916,25 @@ NameplateJudgment judge_nameplate_power(const NameplatePower& nameplate,
   out.design_power_watts = nameplate.design_power_watts;
   c.value = out.design_power_watts;
   return out;
+}
+
+std::optional<nlohmann::json> yaml_safe_load_json(std::string_view yaml_text, std::string* error) {
+  auto fail = [&](std::string why) -> std::optional<nlohmann::json> {
+    if (error) *error = std::move(why);
+    return std::nullopt;
+  };
+  if (auto bad = first_invalid_utf8(yaml_text)) return fail(fmt::format("byte {} is not UTF-8", *bad));
+  try {
+    Composer composer(yaml_text);
+    const int root_node = composer.single_document();
+    if (root_node < 0) return nlohmann::json();
+    Constructor constructor(composer.nodes);
+    return value_json(constructor.values, constructor.construct(root_node), 0);
+  } catch (const LoadError& e) {
+    return fail(e.what());
+  } catch (const SumError& e) {  // an int beyond 128 bits
+    return fail(e.what());
+  }
 }
 
 }  // namespace mlperf::inference

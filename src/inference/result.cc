@@ -71,6 +71,7 @@ RoundRules round_rules(const nlohmann::json& j) {
       }
     }
   }
+  if (j.contains("endpoints")) r.endpoints = EndpointsRules::from_json(j.at("endpoints"));
   return r;
 }
 
@@ -342,7 +343,8 @@ void add_loadgen_errors_check(InferenceResult& r, const LoadgenLog& log, const R
   if (!log.from_summary) {
     std::optional<double> errors = log.number("num_errors");
     double count = errors ? *errors : static_cast<double>(log.error_events);
-    std::string message = fmt::format("{} loadgen errors", count);
+    std::string message = log.endpoints ? fmt::format("{} failed samples (n_samples_failed)", count)
+                                        : fmt::format("{} loadgen errors", count);
     if (!log.errors.empty()) message += fmt::format(" (line {}: {})", log.errors.front().line, log.errors.front().message);
     add_check_or_warning(r, log, rr.loadgen_errors_fail, "the round's checker does not fail a run for them",
                          "loadgen_errors", count == 0, number_json(count), 0, errors ? log.line("num_errors") : 0,
@@ -498,6 +500,110 @@ void add_settings_checks(InferenceResult& r, const LoadgenLog& log, const RoundR
   add_llm_latency_checks(r, log, rr, model, loadgen_scenario);
 }
 
+// An MLPerf endpoints run (endpoints_log.h) as PerformanceCheck judges it with is_endpoints:
+// the scenario map_endpoints_scenario makes of the folder's and config.yaml's, the headline key
+// RESULT_FIELD_ENDPOINTS (the model's own where RESULT_FIELD_BENCHMARK_OVERWRITE has one), and
+// the checks without performance_sample_count_check and min_query_count_check: no early
+// stopping, no qsl_rng_seed, token latencies taken as logged, a model that is not an LLM held to
+// its 99th-percentile latency constraint, the model among ENDPOINTS_ALLOWED_MODELS.
+void score_endpoints_run(InferenceResult& r, const LoadgenLog& log, const InferenceRules& rules, const RoundRules& rr,
+                         const EndpointsRules& er, const std::string& division) {
+  const std::string& model = r.rules_model;
+  const std::optional<std::string> effective = log.text("effective_scenario");
+  const std::string fixed = to_lower_copy(r.scenario);
+  // map_endpoints_scenario (self.scenario in the checks), then SCENARIO_MAPPING for the figure.
+  std::string scenario;
+  if (fixed == "singlestream") {
+    scenario = "SingleStream";
+  } else if (fixed == "interactive" || (effective && to_lower_copy(*effective) == "interactive")) {
+    scenario = "Interactive";
+  } else if (effective && to_lower_copy(*effective) == "online") {
+    scenario = "Server";
+  } else if (effective) {
+    scenario = *effective;
+  } else {
+    add_check(r, "effective_scenario", false, nullptr, nlohmann::json::array({"online", "offline"}), 0,
+              fmt::format("{}: the run's type (config.yaml type) is missing: the checker stops on it (AttributeError)",
+                          log.file.string()));
+    return;
+  }
+  auto named = rules.scenario_names.find(scenario);
+  const std::string canonical = named != rules.scenario_names.end() ? named->second : scenario;
+  r.loadgen_scenario = canonical;
+
+  std::optional<double> figure;
+  if (auto key = er.result_keys.find(to_lower_copy(canonical)); key != er.result_keys.end()) r.metric = key->second;
+  if (auto m = rr.model_result_keys.find(model); m != rr.model_result_keys.end()) {
+    auto k = m->second.find(canonical);
+    if (k == m->second.end() && canonical == "Interactive" && !er.interactive_model_keys_of.empty()) {
+      k = m->second.find(er.interactive_model_keys_of);
+    }
+    if (k != m->second.end()) r.metric = k->second;
+  }
+  if (!r.metric.empty()) figure = log.number(r.metric);
+  if (figure && rules.latency_scenarios_ns_to_ms.count(canonical)) *figure /= kNsPerMs;
+  if (auto m = rr.model_result_scale.find(model); figure && m != rr.model_result_scale.end()) {
+    if (auto f = m->second.find(canonical); f != m->second.end()) *figure *= f->second;
+  }
+  bool inferred_valid = true;
+  if (to_lower_copy(scenario) != fixed && !(to_lower_copy(scenario) == "server" && fixed == "interactive")) {
+    inferred_valid = infer_from_other_scenario(r, figure, log, rules, rr, canonical);
+    if (r.scenario != canonical && !r.inferred && inferred_valid) {
+      inferred_valid = false;
+      add_check(r, "inferred_result", false, canonical, r.scenario, 0,
+                fmt::format("a {} result cannot be inferred from a {} run", r.scenario, canonical));
+    }
+  }
+  record_figure(r, figure, log, rules, rr, model, canonical);
+
+  add_loadgen_errors_check(r, log, rr);
+  add_equal_issue_check(r, log, rr, model, division);
+  // seeds_check without qsl_rng_seed, which an endpoints run does not have; compared as Python
+  // compares the values (an integer, not text holding one).
+  for (const auto& [name, official] : rr.seeds) {
+    if (name == "qsl_rng_seed") continue;
+    const std::string key = "effective_" + name;
+    auto it = log.values.find(key);
+    nlohmann::json value = it == log.values.end() ? nlohmann::json() : nlohmann::json::parse(it->second.json, nullptr, false);
+    const bool same = (value.is_number_unsigned() || value.is_number_integer()) && !value.is_number_float() &&
+                      (value.is_number_unsigned() ? value.get<std::uint64_t>() == official
+                                                  : value.get<std::int64_t>() >= 0 &&
+                                                        static_cast<std::uint64_t>(value.get<std::int64_t>()) == official);
+    add_check(r, name, same, value.is_discarded() ? nlohmann::json() : value, official, 0,
+              fmt::format("{} is not the round's seed", name));
+  }
+  // latency_check: an LLM's latency is judged by its TTFT/TPOT below; another model's 99th
+  // percentile by the constraint of the folder's scenario.
+  if (!rr.token_latency_models.count(model)) {
+    if (auto m = er.latency_constraints_ns.find(model); m != er.latency_constraints_ns.end()) {
+      if (auto target = m->second.find(r.scenario); target != m->second.end() && target->second) {
+        const char* key = "result_99.00_percentile_latency_ns";
+        std::optional<double> latency = log.number(key);
+        add_check(r, "latency_99_percentile_ns", latency && *latency <= target->second, value_or_null(latency),
+                  number_json(target->second), 0,
+                  latency ? "99th-percentile latency above the model's constraint"
+                          : "the 99th-percentile latency is missing: the checker stops on it (TypeError)");
+      }
+    }
+  }
+  add_min_duration_check(r, log, rr);
+  // llm_check: token latencies are taken as logged; Server and Interactive need the model's limits.
+  if (rr.token_latency_models.count(model) && (scenario == "Server" || scenario == "Interactive")) {
+    auto m = rr.llm_latency_limits.find(model);
+    if (m == rr.llm_latency_limits.end() || !m->second.count(scenario)) {
+      add_check(r, "ttft_99_percentile_ns", false, nullptr, nullptr, 0,
+                fmt::format("TTFT/TPOT latency limits missing for model {} scenario {}", model, scenario));
+    } else {
+      add_llm_latency_checks(r, log, rr, model, scenario);
+    }
+  }
+  add_check(r, "endpoints_model", er.allowed_models.count(model) > 0, model,
+            nlohmann::json(std::vector<std::string>(er.allowed_models.begin(), er.allowed_models.end())), 0,
+            fmt::format("model {} may not be submitted as an endpoints run", model));
+  r.valid = inferred_valid;
+  for (const auto& c : r.checks) r.valid = r.valid && c.passed;
+}
+
 }  // namespace
 
 InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& rules, const std::string& round,
@@ -506,6 +612,10 @@ InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& r
   InferenceResult r;
   identify_run(r, log, rules, round, model_folder, scenario_folder);
   const RoundRules& rr = rules.rounds.at(r.round);
+  if (log.endpoints && rr.endpoints) {
+    score_endpoints_run(r, log, rules, rr, *rr.endpoints, division);
+    return r;
+  }
   const std::string loadgen_scenario = r.loadgen_scenario;
   const std::string& model = r.rules_model;
 

@@ -2,6 +2,8 @@
 #include "mlperf/mllog/line_reader.h"
 
 #include "mlperf/inference/accuracy.h"
+#include "mlperf/inference/compliance_tests.h"
+#include "mlperf/inference/endpoints_log.h"
 #include "mlperf/inference/folder_files.h"
 #include "mlperf/inference/power.h"
 
@@ -399,6 +401,19 @@ void compare_with_published(DirectoryResult& out, InferenceResult& result, const
   }
 }
 
+// The model whose accuracy rules apply: in the open division the one the checker judges the
+// accuracy of (get_mlperf_model: the submitter's model_mapping.json, the round's mapping, then
+// its guesses from the folder name, "bert-99" in "obert-base-pruned90-none-bert-99").
+std::string accuracy_model_of(const DirectoryResult& out, const InferenceResult& result, const LoadgenRun& run,
+                              const InferenceData& inf) {
+  if (out.division != "open") return result.rules_model;
+  std::string mapped = inf.mapped_model_of(run.scenario_dir, result.model);
+  if (auto sr = inf.submission.rounds.find(result.round); sr != inf.submission.rounds.end()) {
+    mapped = sr->second.mlperf_model(mapped);
+  }
+  return inf.rules.model_of(mapped);
+}
+
 // The accuracy run beside the performance run (<scenario>/accuracy/), judged for the mlperf
 // model the folder stands for (open division: model_mapping.json). A run outside the
 // submission layout without an accuracy folder is not judged (a warning says so).
@@ -414,17 +429,7 @@ void judge_accuracy_run(DirectoryResult& out, InferenceResult& result, const Loa
     out.warnings.push_back(fmt::format("no accuracy rules for round {}; the accuracy run is not judged", result.round));
     return;
   }
-  // Open division: the model the checker judges the accuracy of (get_mlperf_model: the
-  // submitter's model_mapping.json, the round's mapping, then its guesses from the folder name,
-  // "bert-99" in "obert-base-pruned90-none-bert-99").
-  std::string model = result.rules_model;
-  if (out.division == "open") {
-    std::string mapped = inf.mapped_model_of(run.scenario_dir, result.model);
-    if (auto sr = inf.submission.rounds.find(result.round); sr != inf.submission.rounds.end()) {
-      mapped = sr->second.mlperf_model(mapped);
-    }
-    model = inf.rules.model_of(mapped);
-  }
+  const std::string model = accuracy_model_of(out, result, run, inf);
   auto accuracy = std::make_shared<AccuracyResult>(
       judge_accuracy(accuracy_dir, rr->second, model, result.scenario, out.division.empty() ? "closed" : out.division));
   if (!accuracy->file.empty()) {
@@ -714,25 +719,89 @@ void judge_folder_without_log(DirectoryResult& out, const BenchmarkDir& dir, con
   result->round_source = round.source;
   set_ruleset(out, round);
   out.benchmark = result->model + "/" + result->scenario;
-  std::error_code ec;
-  std::vector<std::string> endpoints_files;
-  for (const char* f : {"config.yaml", "config.yml", "performance/result_summary.json"}) {
-    if (fs::exists(scenario_dir / f, ec)) endpoints_files.emplace_back(f);
-  }
+  const std::vector<std::string> endpoints_files = endpoints_files_in(scenario_dir);
   const std::string message =
       endpoints_files.empty()
           ? fmt::format("{} holds no loadgen log ({} or {}): the scenario has no performance run, and the checker "
                         "fails it",
                         run.run_dir.string(), kDetailLogName, kSummaryLogName)
           : fmt::format("{} is an MLPerf endpoints submission ({}), which the checker reads in place of loadgen "
-                        "logs; this tool reads loadgen logs only, so the folder is not scored",
-                        scenario_dir.string(), fmt::join(endpoints_files, ", "));
+                        "logs; round {}'s checker has no result key for one (from v6.1 it has), so the folder is "
+                        "not scored",
+                        scenario_dir.string(), fmt::join(endpoints_files, ", "), round.round);
   result->checks.push_back({"performance_log", false, nullptr,
                             nlohmann::json::array({kDetailLogName, kSummaryLogName}), 0, message,
                             run.run_dir.string()});
   result->valid = false;
   out.passed = false;
   out.inference = std::move(result);
+}
+
+// A scenario folder without loadgen logs that holds an MLPerf endpoints run (config.yaml,
+// performance/result_summary.json, accuracy/accuracy_results.json), in a round whose package
+// reads such runs (rules.endpoints, v6.1): read as EndpointsParser reads it (endpoints_log.h)
+// and judged as the package judges it with is_endpoints: PerformanceCheck
+// (score_loadgen_run), AccuracyCheck (judge_endpoints_accuracy), ComplianceCheck's audit files
+// (judge_endpoints_audits), and the submission's rules as for any folder. False (nothing done)
+// where the folder holds no endpoints file or the round's checker reads no endpoints runs.
+bool score_endpoints_folder(DirectoryResult& out, const BenchmarkDir& dir, const fs::path& scenario_dir,
+                            const InferenceData& inf, const DataContext& data, const ScoreOptions& options) {
+  const LoadgenRun& run = *dir.loadgen;
+  const RunRound round = round_of_run(dir, inf.rules, nullptr);
+  auto rr = inf.rules.rounds.find(round.round);
+  if (rr == inf.rules.rounds.end() || !rr->second.endpoints || endpoints_files_in(scenario_dir).empty()) return false;
+  const EndpointsRules& er = *rr->second.endpoints;
+  const std::string division = out.division.empty() ? "closed" : out.division;
+  EndpointsLog performance = read_endpoints_log(scenario_dir, EndpointsLogType::Performance, er);
+  EndpointsLog accuracy_run = read_endpoints_log(scenario_dir, EndpointsLogType::Accuracy, er);
+  for (auto* read : {&performance, &accuracy_run}) {
+    for (auto& p : read->problems) {
+      if (std::find(out.warnings.begin(), out.warnings.end(), p) == out.warnings.end()) out.warnings.push_back(p);
+    }
+  }
+  const RunPlace place = place_of_run(dir, inf.rules);
+  out.dir.system = place.system;
+  auto result = std::make_shared<InferenceResult>(
+      score_loadgen_run(performance.log, inf.rules, round.round, place.model, run.scenario, division));
+  result->round_source = round.source;
+  set_ruleset(out, round);
+  out.benchmark = result->model.empty() ? result->scenario : result->model + "/" + result->scenario;
+  for (const auto& w : result->warnings) out.warnings.push_back(w);
+  for (const auto* read : {&performance, &accuracy_run}) {
+    if (read->crash.empty()) continue;
+    result->checks.push_back({"endpoints_log", false, nullptr, nullptr, 0,
+                              read->crash + " (the checker's EndpointsParser raises here and the checker stops)",
+                              read->log.file.string()});
+    result->valid = false;
+  }
+  tag_system(out, *result, out.dir, inf, data, performance.log, options);
+  compare_with_published(out, *result, out.dir, inf, options);
+  if (auto ar = inf.accuracy.rounds.find(result->round); ar != inf.accuracy.rounds.end()) {
+    auto judged = std::make_shared<AccuracyResult>(
+        judge_endpoints_accuracy(scenario_dir / "accuracy", accuracy_run.log, ar->second, er,
+                                 accuracy_model_of(out, *result, run, inf), result->scenario, division));
+    for (const auto& w : judged->warnings) out.warnings.push_back(w);
+    result->valid = result->valid && judged->valid && judged->files_valid;
+    result->accuracy = std::move(judged);
+  }
+  if (division != "open") {
+    if (auto cr = inf.compliance.rounds.find(result->round); cr != inf.compliance.rounds.end()) {
+      if (auto tests = cr->second.tests.find(result->rules_model); tests != cr->second.tests.end()) {
+        for (auto& c : judge_endpoints_audits(scenario_dir, tests->second, er, result->rules_model, performance.log)) {
+          result->valid = result->valid && c.passed;
+          result->checks.push_back(std::move(c));
+        }
+      }
+    }
+  }
+  if (has_power_measurement(run.scenario_dir)) {
+    out.warnings.push_back(fmt::format("{}: the power measurement of an endpoints run is not judged",
+                                       run.scenario_dir.string()));
+  }
+  judge_submission_rules(out, *result, run, scenario_dir, inf);
+  out.passed = result->valid && out.errors.empty();
+  out.inference = std::move(result);
+  return true;
 }
 
 }  // namespace
@@ -754,7 +823,7 @@ DirectoryResult score_inference_directory(const BenchmarkDir& dir, const DataCon
     const InferenceData& inf = data.inference();
     const InferenceRules& rules = inf.rules;
     if (run.no_loadgen_log) {
-      judge_folder_without_log(out, dir, scenario_dir, inf);
+      if (!score_endpoints_folder(out, dir, scenario_dir, inf, data, options)) judge_folder_without_log(out, dir, scenario_dir, inf);
       return out;
     }
     LoadgenLog log = read_run_log(run, inf, out);

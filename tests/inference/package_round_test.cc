@@ -243,8 +243,8 @@ TEST(PackageRound, AScenarioFolderWithoutLoadgenLogsFails) {
     EXPECT_FALSE(c->passed);
     EXPECT_EQ(c->message, endpoints ? server.string() + " is an MLPerf endpoints submission (config.yaml, "
                                                        "performance/result_summary.json), which the checker reads in "
-                                                       "place of loadgen logs; this tool reads loadgen logs only, so "
-                                                       "the folder is not scored"
+                                                       "place of loadgen logs; round v6.0's checker has no result key "
+                                                       "for one (from v6.1 it has), so the folder is not scored"
                                     : (server / "performance/run_1").string() +
                                           " holds no loadgen log (mlperf_log_detail.txt or mlperf_log_summary.txt): "
                                           "the scenario has no performance run, and the checker fails it");

@@ -170,6 +170,22 @@ void judge_accuracy_files(const std::filesystem::path& accuracy_dir, const Round
                           const std::string& model, const std::string& scenario, AccuracyResult& result,
                           bool packaging = true);
 
+/// The accuracy run of an MLPerf endpoints run (endpoints_log.h; `accuracy_log` read from
+/// `accuracy_dir`/accuracy_results.json) as AccuracyCheck judges it with is_endpoints:
+/// checks: accuracy_score — the first accuracy_scores[].score is there and, for a model of
+/// endpoints.accuracy_target_models outside the open division, its number (the score, numeric
+/// text, or the dict member named by a target's metric, its lower case, its last _-part, then
+/// f1, score, accuracy) is at least the scenario's first target;
+/// file_checks: accuracy_log_errors — no failed samples (num_errors); accuracy_sample_count —
+/// effective_accuracy_sample_count (else qsl_reported_total_count) equal to the model's count;
+/// REQUIRED_ACC_BENCHMARK's files missing are a warning, as for a loadgen run.
+/// `column` is the results table's Accuracy cell: json.dumps of the score without quotes,
+/// braces and commas ("81.35824977210574"). Never throws except std::bad_alloc.
+AccuracyResult judge_endpoints_accuracy(const std::filesystem::path& accuracy_dir, const LoadgenLog& accuracy_log,
+                                        const RoundAccuracyRules& rules, const EndpointsRules& endpoints,
+                                        const std::string& model, const std::string& scenario,
+                                        const std::string& division);
+
 /// The mlperf model an open-division folder stands for: `<division>/<org>/model_mapping.json`
 /// maps folder names to mlperf models (the checker's model mapping); `model` itself when the
 /// file is absent, does not map it or cannot be read.

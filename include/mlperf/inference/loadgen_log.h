@@ -67,6 +67,9 @@ struct LoadgenError {
 struct LoadgenLog {
   std::filesystem::path file;  ///< the log read
   bool from_summary = false;   ///< true when read from mlperf_log_summary.txt (no detail log)
+  /// true when read from an MLPerf endpoints run (endpoints_log.h): values by loadgen key from
+  /// its JSON and config.yaml, without lines
+  bool endpoints = false;
   std::map<std::string, LoggedValue, std::less<>> values;  ///< first value of each wanted key
   std::uint64_t error_events = 0;        ///< events with metadata.is_error true
   std::vector<LoadgenError> errors;      ///< the first few of them

@@ -72,4 +72,13 @@ struct NameplateJudgment {
 NameplateJudgment judge_nameplate_power(const NameplatePower& nameplate,
                                         const std::optional<std::string>& system_power_capacity_json);
 
+/// The one YAML document of `yaml_text` as yaml.safe_load (PyYAML 6.0's SafeLoader) makes it,
+/// written as JSON: None as null, bool, int (beyond 64 bits: a double), float, str, list, dict
+/// (insertion order not kept; a key that is not text becomes "\x01" and its Python type, which no
+/// reader's key names); a date or other non-JSON value becomes "<its Python type>", a recursive
+/// alias null. An empty stream is null. Returns nullopt, with the reason in `error` where given,
+/// where safe_load raises (not UTF-8, a syntax error, an unknown tag, a second document). The
+/// endpoints reader (endpoints_log.h) reads config.yaml with it. Never throws for bad input.
+std::optional<nlohmann::json> yaml_safe_load_json(std::string_view yaml_text, std::string* error = nullptr);
+
 }  // namespace mlperf::inference

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mlperf/inference/endpoints_log.h"
 #include "mlperf/inference/loadgen_log.h"
 
 namespace mlperf::inference {
@@ -76,6 +77,9 @@ struct RoundRules {
   /// LLMs whose runs must log token latencies (requested_use_token_latencies true;
   /// extra_check_llm / get_llm_models).
   std::set<std::string> token_latency_models;
+  /// How the round's package reads and judges an MLPerf endpoints run (v6.1 on); nullopt where
+  /// the round's checker reads loadgen logs only.
+  std::optional<EndpointsRules> endpoints;
 };
 
 /// configs/inference_rules.json: the rounds and what does not change between them.
