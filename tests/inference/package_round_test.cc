@@ -38,7 +38,7 @@ fs::path unpack(const TempDir& tmp, const std::string& fixture = "package_v6.0.t
                                 testing::q(tmp.path()));
   EXPECT_EQ(r.status, 0) << r.out;
   const fs::path round = tmp.path() / ("inference_results_" + version);
-  if (version != "v6.0") fs::rename(tmp.path() / "inference_results_v6.0", round);
+  if (!fs::exists(round)) fs::rename(tmp.path() / "inference_results_v6.0", round);  // a v6.0 fixture judged as `version`
   return round;
 }
 
@@ -354,7 +354,7 @@ TEST(PackageRound, TheOpenDivisionForgivesTheAccuracyValuesOnly) {
 }
 
 // Every record of scripts/official-inference-package-oracle (tests/data/inference/package_oracle:
-// the package at b66003e1 on each fixture and its mutants), re-applied to the fixture: the
+// the package at bfc0da57 on each fixture and its mutants), re-applied to the fixture: the
 // folders `score` calls valid are the rows the checker accepted, and `check` fails exactly
 // where the checker exits 1. Where the checker crashed (a detail log, the system description
 // or measurements.json missing or not JSON, an unknown model: it stops and judges nothing)
@@ -364,6 +364,9 @@ struct OracleCount {
   std::size_t compared = 0;
   std::size_t crashed = 0;
   std::size_t design_powers = 0;  // CSV rows whose design_power_watts was compared
+  std::size_t figures = 0;        // CSV rows whose Result was compared
+  /// Rows whose Result differs from the checker's: folder → the tool's figure.
+  std::map<std::string, double> other_figures;
 };
 
 // A JSON value as Python's str() prints it in the checker's CSV: None, True, an int, a float's
@@ -397,9 +400,11 @@ OracleCount compare_with_oracle(const std::string& records) {
       std::set<std::string> ours, theirs;
       const nlohmann::json doc = nlohmann::json::parse(r.out.empty() ? "{}" : r.out);
       std::map<std::string, std::string> our_design;  // folder → design power as Python prints it
+      std::map<std::string, nlohmann::json> our_figure;
       for (const auto& d : doc.value("results", nlohmann::json::array())) {
         const std::string folder = fs::path(d["directory"].get<std::string>()).lexically_relative(root).string();
         if (d["valid"] == true) ours.insert(folder);
+        our_figure[folder] = d["performance_result"];
         const nlohmann::json& power = d["power"];
         our_design[folder] = python_str(power.is_object() ? power["design_power_watts"] : nlohmann::json());
       }
@@ -412,6 +417,21 @@ OracleCount compare_with_oracle(const std::string& records) {
           const std::string folder = m["accepted"][k];
           EXPECT_EQ(our_design[folder], m["design_power_watts"][k].get<std::string>()) << what << ": " << folder;
           ++count.design_powers;
+        }
+      }
+      // The CSV's Result of each folder's row (records made since the endpoints fixture), as a
+      // double; a power submission's second row, its power figure, is not compared here.
+      if (m.contains("result")) {
+        std::set<std::string> seen;
+        for (std::size_t k = 0; k < std::min(m["accepted"].size(), m["result"].size()); ++k) {
+          const std::string folder = m["accepted"][k];
+          if (!seen.insert(folder).second) continue;
+          const double theirs_figure = std::stod(m["result"][k].get<std::string>());
+          const nlohmann::json& mine = our_figure[folder];
+          EXPECT_TRUE(mine.is_number()) << what << ": " << folder;
+          if (!mine.is_number()) continue;
+          if (mine.get<double>() != theirs_figure) count.other_figures[m["id"].get<std::string>() + " " + folder] = mine.get<double>();
+          ++count.figures;
         }
       }
     }
@@ -454,6 +474,31 @@ TEST(PackageRound, VerdictsOnMutantsJudgedAsV61AgreeWithTheOfficialChecker) {
   const OracleCount lenovo = compare_with_oracle("lenovo_v6.1.jsonl");
   EXPECT_EQ(lenovo.records, 17u);
   EXPECT_EQ(lenovo.crashed, 0u);
+  for (const auto& [what, figure] : amd.other_figures) ADD_FAILURE() << what << ": " << figure;
+  for (const auto& [what, figure] : lenovo.other_figures) ADD_FAILURE() << what << ": " << figure;
+}
+
+// closed/NVIDIA's Vera Rubin NVL72 deepseek-r1 and qwen3-vl-235b-a22b, six MLPerf endpoints runs
+// of the published v6.1 round (config.yaml, performance/result_summary.json,
+// accuracy/accuracy_results.json; endpoints_log.h), and 42 mutants: the files missing or broken,
+// the settings, seeds, latencies, failed samples, accuracy scores of each form, audit files, the
+// scenario of the run against the folder's, the open division. Each accepted row's figure is
+// compared too: they agree but for deepseek-r1 Interactive, where the tool gives the published
+// table's figure (its tokens per second) and the package at bfc0da57 its queries per second.
+TEST(PackageRound, VerdictsOnMutantsOfTheNvidiaEndpointsRunsAgreeWithTheOfficialChecker) {
+  const OracleCount nvidia = compare_with_oracle("nvidia_v6.1.jsonl");
+  EXPECT_EQ(nvidia.records, 43u);
+  EXPECT_EQ(nvidia.crashed, 3u);
+  EXPECT_GT(nvidia.figures, 200u);
+  // The published figure (summary.json of mlcommons/inference_results_v6.1) in every record that
+  // accepts the folder, and nothing else differs.
+  std::set<std::string> records_with_other_figures;
+  for (const auto& [what, figure] : nvidia.other_figures) {
+    EXPECT_NE(what.find("deepseek-r1/Interactive"), std::string::npos) << what;
+    EXPECT_EQ(figure, 652750.1447708113) << what;
+    records_with_other_figures.insert(what.substr(0, what.find(' ')));
+  }
+  EXPECT_GE(records_with_other_figures.size(), 30u);
 }
 
 }  // namespace
