@@ -604,7 +604,7 @@ void score_endpoints_run(InferenceResult& r, const LoadgenLog& log, const Infere
       add_llm_latency_checks(r, compared, rr, model, scenario);
     }
   }
-  add_check(r, "endpoints_model", er.allowed_models.count(model) > 0, model,
+  if (!model.empty()) add_check(r, "endpoints_model", er.allowed_models.count(model) > 0, model,
             nlohmann::json(std::vector<std::string>(er.allowed_models.begin(), er.allowed_models.end())), 0,
             fmt::format("model {} may not be submitted as an endpoints run", model));
   r.valid = inferred_valid;

@@ -761,8 +761,21 @@ bool score_endpoints_folder(DirectoryResult& out, const BenchmarkDir& dir, const
   }
   const RunPlace place = place_of_run(dir, inf.rules);
   out.dir.system = place.system;
+  // A run of one's own in a folder that names no scenario: the scenario its type names.
+  std::string scenario = run.scenario;
+  if (!inf.rules.scenario_names.count(to_lower_copy(scenario))) {
+    if (std::optional<std::string> type = performance.log.text("effective_scenario")) {
+      const std::string t = to_lower_copy(*type);
+      scenario = t == "online" ? "Server" : t == "offline" ? "Offline" : *type;
+    }
+  }
+  if (place.model.empty()) {
+    out.warnings.push_back(fmt::format("{}: no folder of the path names a model: the endpoints run is read with its "
+                                       "scenario's own key and judged without a model's rules",
+                                       scenario_dir.string()));
+  }
   auto result = std::make_shared<InferenceResult>(
-      score_loadgen_run(performance.log, inf.rules, round.round, place.model, run.scenario, division));
+      score_loadgen_run(performance.log, inf.rules, round.round, place.model, scenario, division));
   result->round_source = round.source;
   set_ruleset(out, round);
   out.benchmark = result->model.empty() ? result->scenario : result->model + "/" + result->scenario;

@@ -625,15 +625,21 @@ void visit(WalkNode& node, WalkContext& context) {
   // found too: the checker judges it, so it is not skipped.
   const bool without_log = performance && !listing.loadgen_logs && !performance_logs && node.submitter_listings &&
                            node.depth == node.submitter_depth + 4;
+  // An MLPerf endpoints run (v6.1: config.yaml and performance/result_summary.json, no loadgen
+  // log) given or found outside a submission's results/ is a run of the same kind.
+  const bool endpoints_run = performance && !listing.loadgen_logs && !performance_logs && !without_log &&
+                             regular_file_at(fd, "performance/result_summary.json") &&
+                             (regular_file_at(fd, "config.yaml") || regular_file_at(fd, "config.yml"));
   std::optional<LoadgenRun> run;
-  if (!node.root && (performance_logs || without_log) && !is_test_folder(path_name(place.absolute))) {
+  if ((!node.root && (performance_logs || without_log) && !is_test_folder(path_name(place.absolute))) ||
+      endpoints_run) {
     // The usual scenario folder of a submission, found by walking: its run's paths are made
     // here without normalizing any (find_loadgen_run does that for what a user gave).
     run.emplace();
     run->run_dir = path / "performance" / "run_1";
     run->scenario_dir = path;
     run->scenario = std::string(path_name(place.absolute));
-    run->no_loadgen_log = without_log;
+    run->no_loadgen_log = without_log || endpoints_run;
   } else {
     run = find_loadgen_run(path, listing.loadgen_logs, performance_logs);
   }

@@ -49,7 +49,7 @@ TEST(CliInference, ScoreReportsInferenceAndTrainingFoldersSideBySide) {
     }
   }
   EXPECT_EQ(training, 2);
-  EXPECT_EQ(inference, 7);
+  EXPECT_EQ(inference, 9);
   EXPECT_EQ(testing::snapshot(source_dir() / "data/examples"), before);  // never writes into its input
 }
 

@@ -353,6 +353,39 @@ TEST(PackageRound, TheOpenDivisionForgivesTheAccuracyValuesOnly) {
   EXPECT_EQ(failed_checks(results[1]), (std::vector<std::string>{"accuracy_log_errors"}));
 }
 
+// An MLPerf endpoints run is scored wherever it lies: its scenario folder given by name, the
+// whole submission, or a copy outside the submission layout under <model>/<scenario>, and in a
+// folder that names neither (the scenario from config.yaml's type, no model's rules).
+TEST(PackageRound, AnEndpointsRunIsScoredWhereverItLies) {
+  TempDir tmp;
+  const fs::path root = unpack(tmp, "package_v6.1_nvidia.tar.gz", "v6.1");
+  const fs::path offline = root / "closed/NVIDIA/results/VR-NVL72_VR-288GB_aarch64x72_TRT/deepseek-r1/Offline";
+  fs::create_directories(tmp.path() / "own/deepseek-r1");
+  fs::copy(offline, tmp.path() / "own/deepseek-r1/Offline", fs::copy_options::recursive);
+  fs::copy(offline, tmp.path() / "run1", fs::copy_options::recursive);
+  for (const fs::path& given : {offline, root, tmp.path() / "own", tmp.path() / "run1"}) {
+    auto r = testing::run_command(testing::binary() + " score --format json " + testing::q(given) + " 2>/dev/null");
+    const nlohmann::json doc = nlohmann::json::parse(r.out.empty() ? "{}" : r.out);
+    ASSERT_TRUE(doc.contains("results")) << given << ": " << r.out.substr(0, 500);
+    const nlohmann::json* found = nullptr;
+    for (const auto& d : doc["results"]) {
+      if (d["scenario"] == "Offline" && (d["model"] == "deepseek-r1" || d["model"].is_null())) found = &d;
+    }
+    ASSERT_NE(found, nullptr) << given << ": " << r.out.substr(0, 500);
+    if (given == tmp.path() / "run1") {
+      // No model: Offline's own key, the samples per second the package infers (1,600,000 in 5.1 ks).
+      EXPECT_EQ((*found)["metric"], "result_samples_per_second");
+      EXPECT_EQ((*found)["performance_result"], 1600000 / (5124404179908 / 1e9));
+    } else {
+      EXPECT_EQ((*found)["metric"], "result_tokens_per_second") << given;
+      EXPECT_EQ((*found)["performance_result"], 1183326.8540322022) << given;  // the published figure
+    }
+    EXPECT_EQ((*found)["valid"], true) << given;
+    EXPECT_EQ((*found)["accuracy"]["column"], "81.35824977210574") << given;
+    EXPECT_EQ(r.status, 0) << given;
+  }
+}
+
 // Every record of scripts/official-inference-package-oracle (tests/data/inference/package_oracle:
 // the package at bfc0da57 on each fixture and its mutants), re-applied to the fixture: the
 // folders `score` calls valid are the rows the checker accepted, and `check` fails exactly

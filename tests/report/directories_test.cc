@@ -32,7 +32,7 @@ class Directories : public ::testing::Test {
  protected:
   DataContext data{source_dir()};
 
-  // Every directory of data/examples (2 training, 7 inference), the kinds interleaved and one
+  // Every directory of data/examples (2 training, 9 inference), the kinds interleaved and one
   // of each given twice.
   std::vector<BenchmarkDir> mixed() {
     std::vector<DiscoveryError> errors;
@@ -41,7 +41,7 @@ class Directories : public ::testing::Test {
     std::vector<BenchmarkDir> training, inference;
     for (const auto& d : dirs) (d.loadgen ? inference : training).push_back(d);
     EXPECT_EQ(training.size(), 2u);
-    EXPECT_EQ(inference.size(), 7u);
+    EXPECT_EQ(inference.size(), 9u);
     std::vector<BenchmarkDir> out;
     for (std::size_t i = 0; i < inference.size(); ++i) {
       out.push_back(inference[i]);
@@ -114,7 +114,7 @@ TEST_F(Directories, EachScenarioFolderIsHandedOnOnceAsItIsScored) {
           writer.prepare(index, result);
         });
     writer.finish();
-    EXPECT_EQ(scenario_folders, 8u);  // 7, one given twice
+    EXPECT_EQ(scenario_folders, 10u);  // 9, one given twice
     EXPECT_EQ(out.str(), whole.str()) << "batches of " << batch_files << " files";
   }
 }

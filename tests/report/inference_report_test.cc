@@ -28,7 +28,7 @@ TEST(InferenceJson, TextIsExactlyTheDumpOfTheObject) {
   for (const auto& d : find_benchmark_dirs(source_dir() / "data/examples", errors)) {
     if (d.loadgen) results.push_back(score_inference_directory(d, data(), ScoreOptions{}));
   }
-  ASSERT_EQ(results.size(), 7u);
+  ASSERT_EQ(results.size(), 9u);
   // Hostile text and values: quotes, backslashes, control bytes, non-ASCII and invalid UTF-8,
   // NaN, structured check values, an empty result.
   DirectoryResult odd = results[0];

@@ -65,7 +65,10 @@ std::string head(const std::string& benchmark, long long t0 = 1760000000000) {
 TEST(RunEventView, ExampleLogsGiveTheSameRuns) {
   int files = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(testing::source_dir() / "data/examples")) {
-    if (!entry.is_regular_file() || entry.path().filename().string().rfind("result_", 0) != 0) continue;
+    if (!entry.is_regular_file() || entry.path().filename().string().rfind("result_", 0) != 0 ||
+        entry.path().extension() != ".txt") {
+      continue;  // result_N.txt, not an endpoints run's result_summary.json
+    }
     std::string hint = entry.path().parent_path().filename().string();
     for (const char* ruleset : {"5.1.0", "4.1.0"}) {
       mlperf::Run fast = read_run(entry.path(), hint, facts(), options(ruleset));

@@ -34,9 +34,11 @@ struct LoadgenRun {
   /// bare run, the scenario from its log; its test verdict needs the scenario's run.
   std::string compliance_test;
   /// A scenario folder of the submission layout (<org>/results/<system>/<model>/<scenario>)
-  /// whose performance/run_1 holds no loadgen log: an MLPerf endpoints submission (config.yaml,
-  /// performance/result_summary.json, which the checker's package reads) or a run not copied in.
-  /// Handed out so that it fails instead of going unseen; it has no log to read.
+  /// whose performance/run_1 holds no loadgen log: an MLPerf endpoints run (config.yaml,
+  /// performance/result_summary.json, which the checker's package reads; endpoints_log.h) or a
+  /// run not copied in; or, anywhere, a folder holding an endpoints run's config.yaml (or
+  /// config.yml) and performance/result_summary.json. Handed out so that it is scored as an
+  /// endpoints run or fails instead of going unseen; it has no loadgen log to read.
   bool no_loadgen_log = false;
 };
 
