@@ -105,7 +105,8 @@ std::vector<ComplianceTestResult> judge_compliance_tests(const std::filesystem::
 /// must be JSON whose "test" is the name and whose "passed" is true (check audit_TEST0x);
 /// where it is missing it fails only a test that rules.audit_required asks of the model
 /// (TEST04 of Wan 2.2); and for TEST09 the performance run's mean_output_tokens within
-/// [test09_low, test09_high] (check test09_output_tokens). Never throws except std::bad_alloc.
+/// [test09_low, test09_high] (check test09_output_tokens). The open division too: unlike the
+/// loadgen tests, compliance_endpoints_check does not skip it. Never throws except std::bad_alloc.
 std::vector<ValidityCheck> judge_endpoints_audits(const std::filesystem::path& scenario_dir,
                                                   const std::vector<std::string>& tests, const EndpointsRules& rules,
                                                   const std::string& mlperf_model, const LoadgenLog& performance_log);
