@@ -3,6 +3,7 @@
 
 #include "mlperf/inference/compliance_tests.h"
 #include "mlperf/mllog/line_reader.h"
+#include "mlperf/mllog/mllog.h"
 
 #include <new>
 #include <algorithm>
@@ -392,7 +393,10 @@ std::vector<ValidityCheck> judge_endpoints_audits(const fs::path& scenario_dir, 
         }
       } else {
         std::optional<std::string> text = read_whole_file(file);
-        const nlohmann::json j = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json(nlohmann::json::value_t::discarded);
+        // Nested too deep for Python's json: RecursionError, caught as "can not be loaded".
+        const nlohmann::json j = text && !json_nested_deeper_than(*text, kMaxMllogNesting)
+                                     ? nlohmann::json::parse(*text, nullptr, false)
+                                     : nlohmann::json(nlohmann::json::value_t::discarded);
         std::string problem;
         nlohmann::json value;
         if (j.is_discarded() || !j.is_object() || !j.contains("test") || !j.contains("passed")) {

@@ -10,6 +10,7 @@
 
 #include "mlperf/inference/nameplate.h"
 #include "mlperf/mllog/line_reader.h"
+#include "mlperf/mllog/mllog.h"
 
 namespace mlperf::inference {
 
@@ -95,12 +96,18 @@ bool python_truthy(const Json& v) {
   return true;
 }
 
-// _load_json: the file's JSON, or {} with the parser's error logged (missing, unreadable, not
-// JSON). Python's json also reads NaN and Infinity, which nlohmann does not: read as {} here.
+// _load_json: the file's JSON as Python's json reads it (NaN and Infinity too), or {} with the
+// parser's error logged (missing, unreadable, not JSON, nested too deep for Python).
 Json load_json(const fs::path& file, std::vector<std::string>& problems) {
   std::optional<std::string> text = read_whole_file(file);
+  if (text && json_nested_deeper_than(*text, kMaxMllogNesting)) {
+    problems.push_back(fmt::format("{}: JSON nested deeper than {} levels (Python's json raises RecursionError; the "
+                                   "checker reads it as {{}})",
+                                   file.string(), kMaxMllogNesting));
+    return Json::object();
+  }
   if (text) {
-    Json j = Json::parse(*text, nullptr, false);
+    Json j = parse_ordered_json_like_python_or_discarded(*text);
     if (!j.is_discarded()) return j;
   }
   problems.push_back(fmt::format("{}: could not load it as JSON (the checker reads it as {{}})", file.string()));

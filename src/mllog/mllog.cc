@@ -133,9 +133,9 @@ bool to_event(nlohmann::json& doc, Event& event, std::string& error) {
   return true;
 }
 
-// Offset in `json` of the bracket that opens nesting level kMaxMllogNesting + 1, or npos.
+// Offset in `json` of the bracket that opens nesting level `levels` + 1, or npos.
 // Brackets inside strings do not count. One pass, no recursion, before anything is parsed.
-std::size_t too_deep_at(std::string_view json) {
+std::size_t too_deep_at(std::string_view json, int levels = kMaxMllogNesting) {
   int depth = 0;
   bool in_string = false;
   for (std::size_t i = 0; i < json.size(); ++i) {
@@ -149,7 +149,7 @@ std::size_t too_deep_at(std::string_view json) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
-      if (++depth > kMaxMllogNesting) return i;
+      if (++depth > levels) return i;
     } else if (c == '}' || c == ']') {
       --depth;  // unbalanced JSON is the parser's to report
     }
@@ -244,6 +244,10 @@ void restore_non_finite(Json& doc) {
 }
 
 }  // namespace
+
+bool json_nested_deeper_than(std::string_view text, int levels) {
+  return too_deep_at(text, levels) != std::string_view::npos;
+}
 
 nlohmann::json parse_json_like_python(std::string_view text) {
   try {

@@ -12,6 +12,7 @@
 
 #include "../test_support.h"
 #include "mlperf/inference/accuracy.h"
+#include "mlperf/inference/compliance_tests.h"
 #include "mlperf/inference/endpoints_log.h"
 #include "mlperf/inference/result.h"
 
@@ -137,6 +138,25 @@ TEST(EndpointsLog, BrokenFilesAreReadAsEmptyAndAListOfScoresStopsTheParser) {
   ASSERT_EQ(no_config.problems.size(), 2u);
   EXPECT_NE(no_config.problems[1].find("config.yaml: line 2"), std::string::npos) << no_config.problems[1];
   EXPECT_EQ(endpoints_files_in(run), (std::vector<std::string>{"config.yaml", "performance/result_summary.json"}));
+}
+
+// Hostile input: JSON nested a million levels deep (Python's json raises RecursionError and the
+// parser reads the file as {}) is refused before it is parsed, not a crash.
+TEST(EndpointsLog, JsonNestedTooDeepIsReadAsEmpty) {
+  TempDir tmp;
+  const fs::path run = tmp.path() / "Server";
+  write(run / "config.yaml", "type: online\n");
+  const std::size_t n = 1000000;
+  write(run / "performance/result_summary.json", "{\"qps\": " + std::string(n, '[') + std::string(n, ']') + ", \"tps\": 5}");
+  write(run / "audit/audit_consistency_output_test.json", std::string(n, '[') + std::string(n, ']'));
+  const EndpointsLog read = read_endpoints_log(run, EndpointsLogType::Performance, v61_rules());
+  EXPECT_EQ(values_of(read.log), nlohmann::json::parse(R"({"effective_scenario": "online"})"));
+  ASSERT_EQ(read.problems.size(), 1u);
+  EXPECT_NE(read.problems[0].find("nested deeper than 1000 levels"), std::string::npos) << read.problems[0];
+  const std::vector<ValidityCheck> audits = judge_endpoints_audits(run, {"TEST06"}, v61_rules(), "deepseek-r1", read.log);
+  ASSERT_EQ(audits.size(), 1u);
+  EXPECT_FALSE(audits[0].passed);
+  EXPECT_NE(audits[0].message.find("can not be loaded"), std::string::npos) << audits[0].message;
 }
 
 }  // namespace

@@ -257,6 +257,12 @@ std::string latin1_to_utf8(std::string_view text);
 /// with the error of the text as given.
 nlohmann::json parse_json_like_python(std::string_view text);
 
+/// True when `text` holds JSON brackets ({, [) nested deeper than `levels` (brackets in strings
+/// do not count): text to refuse before parsing, for nlohmann's recursive dump and destruction
+/// would exhaust the stack where Python's json raises RecursionError (near 1000 levels). One
+/// pass, no recursion.
+bool json_nested_deeper_than(std::string_view text, int levels);
+
 /// parse_json_like_python without exceptions: a discarded value (is_discarded()) when the
 /// text does not parse.
 nlohmann::json parse_json_like_python_or_discarded(std::string_view text);
