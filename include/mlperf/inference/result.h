@@ -263,7 +263,13 @@ std::optional<std::string> round_from_absolute_path(std::string_view absolute);
 /// (a round the file lacks: the newest). Implements submission_checker.py
 /// check_performance_dir / get_performance_metric / get_inferred_result: the key by round,
 /// scenario and model; ns → ms for SingleStream/MultiStream; results inferred across
-/// scenarios (edge); and the validity checks listed in ValidityCheck::name.
+/// scenarios (edge); and the validity checks listed in ValidityCheck::name. A log read from an
+/// MLPerf endpoints run (`log.endpoints`, endpoints_log.h) in a round with endpoints rules is
+/// judged as PerformanceCheck judges one (is_endpoints): the scenario map_endpoints_scenario
+/// makes of the folder's and the run's type, RESULT_FIELD_ENDPOINTS (the model's own key, an
+/// Interactive run the model's Server key), no early stopping, sample counts or qsl seed, the
+/// 99th-percentile latency constraint for a model that is not an LLM, the allowed models
+/// (checks effective_scenario, latency_99_percentile_ns, endpoints_model).
 InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& rules, const std::string& round,
                                   const std::string& model_folder, const std::string& scenario_folder,
                                   const std::string& division);
