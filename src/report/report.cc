@@ -74,17 +74,26 @@ struct Row {
   std::vector<std::string> cells;
 };
 
+// A design power (InferenceResult::design_power_watts) as the checker's CSV prints it: an int's
+// digits, a float as JSON writes it ("2700.0"), text ("12 kW", "inf") as it is; "" for none.
+std::string design_power_text(const nlohmann::json& watts) {
+  if (watts.is_null()) return "";
+  if (watts.is_string()) return watts.get<std::string>();
+  return watts.dump();
+}
+
 // One header for both kinds of result: the training columns first (as before inference was
 // read), then the kind and the inference figure, then MLPerf HPC's usage, scaling and the
 // weak-scaling figures (as JSON names them), then an inference power submission's figure (the
-// results table's Power_Result and Power_Units). A cell that does not apply is empty.
+// results table's Power_Result and Power_Units) and, from v6.1, its design power in watts (the
+// checker's CSV column design_power_watts). A cell that does not apply is empty.
 const std::vector<std::string> kRowHeader = {
     "directory", "submitter", "system", "benchmark", "platform", "division", "ruleset", "runs",
     "counted", "olympic_minutes", "rcp_case", "rcp_passed", "normalization_factor", "score_minutes",
     "expected_minutes", "delta_percent", "within_tolerance", "passed", "warnings",
     "kind", "model", "scenario", "metric", "performance_result", "units", "valid", "expected_result",
     "usage", "scaling", "number_of_models", "instance_scale", "time_to_train_all_minutes", "throughput",
-    "power_result", "power_units"};
+    "power_result", "power_units", "design_power_watts"};
 
 Row directory_row(const DirectoryResult& r, bool full_precision) {
   auto num = [&](const std::optional<double>& v, const char* spec) {
@@ -106,7 +115,8 @@ Row directory_row(const DirectoryResult& r, bool full_precision) {
                  i ? num(i->performance_result, "{:.6g}") : "", i ? i->units : "",
                  i ? (i->valid ? "true" : "false") : "", e ? fmt::format("{}", e->published) : "",
                  "", "", "", "", "", "",
-                 i && i->power ? num(i->power->power_metric, "{:.6g}") : "", i && i->power ? i->power->units : ""};
+                 i && i->power ? num(i->power->power_metric, "{:.6g}") : "", i && i->power ? i->power->units : "",
+                 i ? design_power_text(i->design_power_watts) : ""};
     return row;
   }
   int counted = 0;
@@ -139,7 +149,7 @@ Row directory_row(const DirectoryResult& r, bool full_precision) {
   row.cells.push_back(w && w->instance_scale ? std::to_string(*w->instance_scale) : "");
   row.cells.push_back(w ? num(w->time_to_train_all_minutes, "{:.4f}") : "");
   row.cells.push_back(w ? num(w->throughput, "{:.4f}") : "");
-  row.cells.insert(row.cells.end(), {"", ""});  // no power figure
+  row.cells.insert(row.cells.end(), {"", "", ""});  // no power figure
   return row;
 }
 

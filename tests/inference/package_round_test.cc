@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "../test_support.h"
 #include "mlperf/inference/score.h"
@@ -443,8 +444,19 @@ OracleCount compare_with_oracle(const std::string& records) {
       }
       for (const auto& a : m["accepted"]) theirs.insert(a.get<std::string>());
       EXPECT_EQ(ours, theirs) << what;
-      // v6.1: the CSV's design_power_watts of each row, "None" where the folder has none.
+      // v6.1: the CSV's design_power_watts of each row, "None" where the folder has none; the
+      // tool's CSV carries the JSON's value in its last column ("" for none).
       if (m.contains("design_power_watts")) {
+        auto csv = testing::run_command(testing::binary() + " score --format csv " + testing::q(root) + " 2>/dev/null");
+        std::istringstream rows(csv.out);
+        std::string header;
+        std::getline(rows, header);
+        EXPECT_TRUE(header.ends_with(",power_result,power_units,design_power_watts")) << header;
+        for (std::string row; std::getline(rows, row);) {
+          const std::string folder = fs::path(row.substr(0, row.find(','))).lexically_relative(root).string();
+          const std::string cell = row.substr(row.rfind(',') + 1);
+          EXPECT_EQ(cell.empty() ? "None" : cell, our_design[folder]) << what << ": " << folder;
+        }
         EXPECT_EQ(m["design_power_watts"].size(), m["accepted"].size()) << what;
         for (std::size_t k = 0; k < std::min(m["accepted"].size(), m["design_power_watts"].size()); ++k) {
           const std::string folder = m["accepted"][k];

@@ -72,17 +72,18 @@ TEST(HpcReport, CsvAndMarkdownHaveTheWeakScalingColumnsOfJson) {
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_TRUE(lines[0].ends_with(
-      ",usage,scaling,number_of_models,instance_scale,time_to_train_all_minutes,throughput,power_result,power_units"))
+      ",usage,scaling,number_of_models,instance_scale,time_to_train_all_minutes,throughput,power_result,power_units,"
+      "design_power_watts"))
       << lines[0];
   const auto doc = nlohmann::json::parse(json.str());
   const auto& weak = doc["results"][0];
   ASSERT_EQ(weak["scaling"], "weak");
   // The weak folder's row ends with JSON's figures at full precision; the strong one's are empty.
-  EXPECT_TRUE(lines[1].ends_with(fmt::format(",hpc,weak,16,2048,{},{},,", weak["time_to_train_all_minutes"].get<double>(),
+  EXPECT_TRUE(lines[1].ends_with(fmt::format(",hpc,weak,16,2048,{},{},,,", weak["time_to_train_all_minutes"].get<double>(),
                                              weak["throughput"].get<double>())))
       << lines[1];
-  EXPECT_TRUE(lines[2].ends_with(",hpc,strong,,,,,,")) << lines[2];
-  EXPECT_NE(markdown.str().find("| hpc | weak | 16 | 2048 | 34.4150 | 0.4649 |  |  |"), std::string::npos) << markdown.str();
+  EXPECT_TRUE(lines[2].ends_with(",hpc,strong,,,,,,,")) << lines[2];
+  EXPECT_NE(markdown.str().find("| hpc | weak | 16 | 2048 | 34.4150 | 0.4649 |  |  |  |"), std::string::npos) << markdown.str();
 }
 
 }  // namespace

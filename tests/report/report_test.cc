@@ -734,8 +734,9 @@ TEST(ReportMarkdown, HeaderSeparatorAndOneRowPerDirectory) {
   ASSERT_FALSE(header.empty());
   EXPECT_EQ(header.front(), "directory");
   EXPECT_EQ(header[26], "expected_result");  // the inference columns, then MLPerf HPC's, then power's
-  EXPECT_EQ(header[header.size() - 3], "throughput");
-  EXPECT_EQ(header.back(), "power_units");
+  EXPECT_EQ(header[header.size() - 4], "throughput");
+  EXPECT_EQ(header[header.size() - 2], "power_units");
+  EXPECT_EQ(header.back(), "design_power_watts");
   auto sep = md_cells(lines[1]);
   ASSERT_EQ(sep.size(), header.size());
   for (const auto& s : sep) EXPECT_EQ(s, "---");
