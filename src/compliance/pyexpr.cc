@@ -278,16 +278,6 @@ class JsonText {
   std::size_t at_ = 0;
 };
 
-std::string float_repr(double d) {
-  if (std::isnan(d)) return "nan";
-  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
-  std::string s = fmt::format("{}", d);
-  // Python switches to exponent form at 1e16 and below 1e-4; fmt's shortest form agrees on
-  // the digits; only a ".0" is missing for integral values.
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
-}
-
 std::string str_repr(const std::string& s) {
   char quote = (s.find('\'') != std::string::npos && s.find('"') == std::string::npos) ? '"' : '\'';
   std::string out(1, quote);
@@ -312,7 +302,7 @@ std::string repr(const PyValue& value) {
     case 0: return "None";
     case 1: return std::get<bool>(value.v) ? "True" : "False";
     case 2: return std::to_string(std::get<std::int64_t>(value.v));
-    case 3: return float_repr(std::get<double>(value.v));
+    case 3: return python_float_repr(std::get<double>(value.v));
     case 4: return str_repr(std::get<std::string>(value.v));
     case 5: {
       std::string out = "[";

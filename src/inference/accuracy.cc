@@ -6,6 +6,7 @@
 #include "mlperf/inference/loadgen_log.h"
 #include "mlperf/mllog/folder_listing.h"
 #include "mlperf/mllog/line_reader.h"
+#include "mlperf/mllog/mllog.h"
 #include "mlperf/mllog/path_text.h"
 
 #include <algorithm>
@@ -464,9 +465,7 @@ std::string python_json_dumps(const nlohmann::ordered_json& v) {
     const double d = v.get<double>();
     if (std::isnan(d)) return "NaN";
     if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
-    std::string text = fmt::format("{}", d);  // the shortest form, as repr; Python adds ".0"
-    if (text.find_first_of(".e") == std::string::npos) text += ".0";
-    return text;
+    return python_float_repr(d);
   }
   return v.dump(-1, ' ', true);
 }

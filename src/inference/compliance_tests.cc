@@ -405,13 +405,8 @@ std::vector<ValidityCheck> judge_endpoints_audits(const fs::path& scenario_dir, 
           value = j.at("test");
           problem = fmt::format("{}: compliance test is incorrect: expected name={}, actual name={}", file, name, j.at("test").dump());
         } else {
-          const nlohmann::json& passed = j.at("passed");
-          value = passed;
-          const bool truthy = passed.is_boolean() ? passed.get<bool>()
-                              : passed.is_number()  ? passed.get<double>() != 0
-                              : passed.is_null()    ? false
-                                                    : !passed.empty();
-          if (!truthy) problem = fmt::format("{}: compliance test {} did not pass", file, name);
+          value = j.at("passed");
+          if (!python_truthy(value)) problem = fmt::format("{}: compliance test {} did not pass", file, name);
         }
         out.push_back({"audit_" + test, problem.empty(), value, name, 0, problem, file});
       }

@@ -86,16 +86,6 @@ const Json* resolve_value(const std::string& key, const Json& summary,
   return get_nested(yaml, key);
 }
 
-// Python's truth value of a JSON value.
-bool python_truthy(const Json& v) {
-  if (v.is_null()) return false;
-  if (v.is_boolean()) return v.get<bool>();
-  if (v.is_number_integer() || v.is_number_unsigned()) return v.get<double>() != 0;
-  if (v.is_number_float()) return v.get<double>() != 0;
-  if (v.is_string() || v.is_object() || v.is_array()) return !v.empty();
-  return true;
-}
-
 // _load_json: the file's JSON as Python's json reads it (NaN and Infinity too), or {} with the
 // parser's error logged (missing, unreadable, not JSON, nested too deep for Python).
 Json load_json(const fs::path& file, std::vector<std::string>& problems) {

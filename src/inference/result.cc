@@ -253,20 +253,24 @@ void identify_run(InferenceResult& r, const LoadgenLog& log, const InferenceRule
   r.loadgen_scenario = loadgen_scenario;
 }
 
-// The headline figure (get_performance_metric): the key of the run's scenario, the model's
-// own key where it has one.
+// The headline figure (get_performance_metric) of a run in `scenario`: `scenario_keys`'s key for
+// `key_of` (loadgen's RESULT_FIELD_NEW by scenario; an endpoints run's RESULT_FIELD_ENDPOINTS by
+// lower-case scenario), the model's own key of the scenario where it has one (else of
+// `model_key_fallback`, where given), then ns → ms and the model's own scale.
 std::optional<double> headline_figure(InferenceResult& r, const LoadgenLog& log, const InferenceRules& rules,
-                                      const RoundRules& rr, const std::string& model,
-                                      const std::string& loadgen_scenario) {
-  auto key_it = rr.result_keys.find(loadgen_scenario);
-  if (key_it != rr.result_keys.end()) r.metric = key_it->second;
+                                      const RoundRules& rr, const std::string& model, const std::string& scenario,
+                                      const std::map<std::string, std::string>& scenario_keys,
+                                      const std::string& key_of, const std::string& model_key_fallback = "") {
+  if (auto key_it = scenario_keys.find(key_of); key_it != scenario_keys.end()) r.metric = key_it->second;
   if (auto m = rr.model_result_keys.find(model); m != rr.model_result_keys.end()) {
-    if (auto k = m->second.find(loadgen_scenario); k != m->second.end()) r.metric = k->second;
+    auto k = m->second.find(scenario);
+    if (k == m->second.end() && !model_key_fallback.empty()) k = m->second.find(model_key_fallback);
+    if (k != m->second.end()) r.metric = k->second;
   }
   std::optional<double> figure = r.metric.empty() ? std::nullopt : log.number(r.metric);
-  if (figure && rules.latency_scenarios_ns_to_ms.count(loadgen_scenario)) *figure /= kNsPerMs;
+  if (figure && rules.latency_scenarios_ns_to_ms.count(scenario)) *figure /= kNsPerMs;
   if (auto m = rr.model_result_scale.find(model); figure && m != rr.model_result_scale.end()) {
-    if (auto f = m->second.find(loadgen_scenario); f != m->second.end()) *figure *= f->second;
+    if (auto f = m->second.find(scenario); f != m->second.end()) *figure *= f->second;
   }
   return figure;
 }
@@ -531,20 +535,9 @@ void score_endpoints_run(InferenceResult& r, const LoadgenLog& log, const Infere
   const std::string canonical = named != rules.scenario_names.end() ? named->second : scenario;
   r.loadgen_scenario = canonical;
 
-  std::optional<double> figure;
-  if (auto key = er.result_keys.find(to_lower_copy(canonical)); key != er.result_keys.end()) r.metric = key->second;
-  if (auto m = rr.model_result_keys.find(model); m != rr.model_result_keys.end()) {
-    auto k = m->second.find(canonical);
-    if (k == m->second.end() && canonical == "Interactive" && !er.interactive_model_keys_of.empty()) {
-      k = m->second.find(er.interactive_model_keys_of);
-    }
-    if (k != m->second.end()) r.metric = k->second;
-  }
-  if (!r.metric.empty()) figure = log.number(r.metric);
-  if (figure && rules.latency_scenarios_ns_to_ms.count(canonical)) *figure /= kNsPerMs;
-  if (auto m = rr.model_result_scale.find(model); figure && m != rr.model_result_scale.end()) {
-    if (auto f = m->second.find(canonical); f != m->second.end()) *figure *= f->second;
-  }
+  std::optional<double> figure =
+      headline_figure(r, log, rules, rr, model, canonical, er.result_keys, to_lower_copy(canonical),
+                      canonical == "Interactive" ? er.interactive_model_keys_of : std::string());
   bool inferred_valid = true;
   if (to_lower_copy(scenario) != fixed && !(to_lower_copy(scenario) == "server" && fixed == "interactive")) {
     inferred_valid = infer_from_other_scenario(r, figure, log, rules, rr, canonical);
@@ -626,7 +619,8 @@ InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& r
   const std::string loadgen_scenario = r.loadgen_scenario;
   const std::string& model = r.rules_model;
 
-  std::optional<double> figure = headline_figure(r, log, rules, rr, model, loadgen_scenario);
+  std::optional<double> figure =
+      headline_figure(r, log, rules, rr, model, loadgen_scenario, rr.result_keys, loadgen_scenario);
   const bool inferred_valid = infer_from_other_scenario(r, figure, log, rules, rr, loadgen_scenario);
   record_figure(r, figure, log, rules, rr, model, loadgen_scenario);
   add_validity_checks(r, log, rr, model, loadgen_scenario, division);

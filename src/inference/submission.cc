@@ -5,6 +5,7 @@
 #include "mlperf/inference/power.h"
 #include "mlperf/mllog/folder_listing.h"
 #include "mlperf/mllog/line_reader.h"
+#include "mlperf/mllog/mllog.h"
 #include "mlperf/mllog/path_text.h"
 
 #include <new>
@@ -44,17 +45,6 @@ bool starts_with(const std::string& s, const std::string& prefix) { return s.com
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// Python's truth value of a JSON value: null, false, 0, "", [] and {} are false.
-bool truthy(const json& v) {
-  if (v.is_null()) return false;
-  if (v.is_boolean()) return v.get<bool>();
-  if (v.is_number_integer()) return v.get<long long>() != 0;
-  if (v.is_number_unsigned()) return v.get<unsigned long long>() != 0;
-  if (v.is_number_float()) return v.get<double>() != 0.0;
-  if (v.is_string()) return !v.get_ref<const std::string&>().empty();
-  return !v.empty();  // arrays and objects
 }
 
 // Python's float(str(v)) succeeds (SystemCheck.required_fields_check's is_number).
@@ -396,14 +386,14 @@ std::vector<ValidityCheck> system_description_checks(const fs::path& system_json
   // system_description_fields and _meaningful_fields: the required-field loop.
   std::vector<std::string> required = r.system_desc_required_fields;
   const bool network_fields =
-      r.network_fields_when_truthy ? (j.contains(r.network_mode_field) && truthy(j.at(r.network_mode_field))) : network;
+      r.network_fields_when_truthy ? (j.contains(r.network_mode_field) && python_truthy(j.at(r.network_mode_field))) : network;
   if (network_fields)
     required.insert(required.end(), r.network_mode_required_fields.begin(), r.network_mode_required_fields.end());
   std::vector<std::string> missing, empty, not_numeric;
   for (const auto& k : required) {
     if (!j.contains(k)) {
       if (!contains(missing, k)) missing.push_back(k);
-    } else if (contains(r.system_desc_meaningful_fields, k) && !truthy(j.at(k))) {
+    } else if (contains(r.system_desc_meaningful_fields, k) && !python_truthy(j.at(k))) {
       if (!contains(empty, k)) empty.push_back(k);
     } else if (contains(r.system_desc_numeric_fields, k) && !python_number(j.at(k))) {
       if (!contains(not_numeric, k)) not_numeric.push_back(k);
@@ -585,7 +575,7 @@ std::vector<ValidityCheck> judge_measurements(PathRef submitter_dir, const std::
     for (const auto& k : m.required_fields) {
       if (!object || !j.contains(k)) {
         missing.push_back(k);
-      } else if (!truthy(j.at(k))) {
+      } else if (!python_truthy(j.at(k))) {
         empty.push_back(k);
       }
     }

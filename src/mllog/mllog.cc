@@ -245,6 +245,16 @@ void restore_non_finite(Json& doc) {
 
 }  // namespace
 
+std::string python_float_repr(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  std::string s = fmt::format("{}", d);
+  // Python switches to exponent form at 1e16 and below 1e-4; fmt's shortest form agrees on
+  // the digits; only a ".0" is missing for integral values.
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
 bool json_nested_deeper_than(std::string_view text, int levels) {
   return too_deep_at(text, levels) != std::string_view::npos;
 }

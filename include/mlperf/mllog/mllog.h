@@ -257,6 +257,21 @@ std::string latin1_to_utf8(std::string_view text);
 /// with the error of the text as given.
 nlohmann::json parse_json_like_python(std::string_view text);
 
+/// Python's truth value of a JSON value (nlohmann::json or nlohmann::ordered_json): null, false,
+/// 0, 0.0, "", [] and {} are false, everything else true.
+template <class Json>
+bool python_truthy(const Json& v) {
+  if (v.is_null()) return false;
+  if (v.is_boolean()) return v.template get<bool>();
+  if (v.is_number()) return v.template get<double>() != 0;
+  if (v.is_string()) return !v.template get_ref<const std::string&>().empty();  // empty() is false for any string
+  return !v.empty();  // arrays and objects
+}
+
+/// Python's repr() of a float ("0.5", "1.0", "1e-05", "1e+16", "nan", "inf", "-inf"): the
+/// shortest text that reads back, with ".0" on an integral value.
+std::string python_float_repr(double d);
+
 /// True when `text` holds JSON brackets ({, [) nested deeper than `levels` (brackets in strings
 /// do not count): text to refuse before parsing, for nlohmann's recursive dump and destruction
 /// would exhaust the stack where Python's json raises RecursionError (near 1000 levels). One
