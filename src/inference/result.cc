@@ -46,6 +46,11 @@ RoundRules round_rules(const nlohmann::json& j) {
     throw std::runtime_error("unknown llm_latency_limits_by " + limits_by);
   }
   r.llm_limits_by_loadgen_scenario = limits_by == "loadgen_scenario";
+  const std::string inferred_column = j.value("inferred_column", std::string("inferred_figure"));
+  if (inferred_column != "inferred_figure" && inferred_column != "scenario_text") {
+    throw std::runtime_error("unknown inferred_column " + inferred_column);
+  }
+  r.inferred_column_compares_scenario_text = inferred_column == "scenario_text";
   r.min_duration_ms = j.value("min_duration_ms", 0.0);
   r.min_query_count = object_of<double>(j, "min_query_count");
   r.offline_min_samples_per_query = object_of<double>(j, "offline_min_samples_per_query");
@@ -604,18 +609,9 @@ void score_endpoints_run(InferenceResult& r, const LoadgenLog& log, const Infere
   for (const auto& c : r.checks) r.valid = r.valid && c.passed;
 }
 
-}  // namespace
-
-InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& rules, const std::string& round,
-                                  const std::string& model_folder, const std::string& scenario_folder,
-                                  const std::string& division) {
-  InferenceResult r;
-  identify_run(r, log, rules, round, model_folder, scenario_folder);
-  const RoundRules& rr = rules.rounds.at(r.round);
-  if (log.endpoints && rr.endpoints) {
-    score_endpoints_run(r, log, rules, rr, *rr.endpoints, division);
-    return r;
-  }
+// A loadgen run's figure and checks (check_performance_dir / PerformanceCheck).
+void score_loadgen_figure(InferenceResult& r, const LoadgenLog& log, const InferenceRules& rules,
+                          const RoundRules& rr, const std::string& division) {
   const std::string loadgen_scenario = r.loadgen_scenario;
   const std::string& model = r.rules_model;
 
@@ -627,6 +623,30 @@ InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& r
   add_settings_checks(r, log, rr, model, loadgen_scenario, division);
   r.valid = inferred_valid;
   for (const auto& c : r.checks) r.valid = r.valid && c.passed;
+}
+
+}  // namespace
+
+InferenceResult score_loadgen_run(const LoadgenLog& log, const InferenceRules& rules, const std::string& round,
+                                  const std::string& model_folder, const std::string& scenario_folder,
+                                  const std::string& division) {
+  InferenceResult r;
+  identify_run(r, log, rules, round, model_folder, scenario_folder);
+  const RoundRules& rr = rules.rounds.at(r.round);
+  if (log.endpoints && rr.endpoints) {
+    score_endpoints_run(r, log, rules, rr, *rr.endpoints, division);
+  } else {
+    score_loadgen_figure(r, log, rules, rr, division);
+  }
+  r.inferred_in_table = r.inferred;
+  if (rr.inferred_column_compares_scenario_text) {
+    // results.py: row["Scenario"] (the folder's name) != effective_scenario, ("server",
+    // "interactive") excepted; a folder not named after a scenario stands for r.scenario.
+    const std::string folder =
+        rules.scenario_names.count(to_lower_copy(scenario_folder)) ? scenario_folder : r.scenario;
+    const std::optional<std::string> effective = log.text("effective_scenario");
+    r.inferred_in_table = folder != effective && !(effective == "server" && folder == "interactive");
+  }
   return r;
 }
 

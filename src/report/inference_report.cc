@@ -133,7 +133,7 @@ nlohmann::json inference_to_json(const DirectoryResult& r) {
   j["performance_result"] = i ? json_number_or_null(i->performance_result) : nlohmann::json();
   j["units"] = i ? json_string_or_null(i->units) : nlohmann::json();
   j["lower_is_better"] = i ? i->lower_is_better : false;
-  j["inferred"] = i ? i->inferred : false;
+  j["inferred"] = i ? i->inferred_in_table : false;
   j["valid"] = i ? i->valid : false;
   j["log_file"] = i ? json_string_or_null(i->log_file) : nlohmann::json();
   j["from_summary"] = i ? i->from_summary : false;
@@ -350,7 +350,7 @@ std::string inference_to_json_text(const DirectoryResult& r, std::size_t indent)
   j.key("from_summary");
   j.boolean(i && i->from_summary);
   j.key("inferred");
-  j.boolean(i && i->inferred);
+  j.boolean(i && i->inferred_in_table);
   j.key("kind");
   j.string("inference");
   j.key("loadgen_scenario");

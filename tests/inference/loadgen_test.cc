@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "../test_support.h"
 #include "mlperf/inference/score.h"
+#include "mlperf/report/inference_report.h"
 
 namespace mlperf::inference {
 namespace {
@@ -200,6 +202,46 @@ TEST(InferenceScenario, ResultsInferredFromASingleStreamRun) {
   EXPECT_EQ(off.inference->metric, "result_qps_without_loadgen_overhead");
   EXPECT_DOUBLE_EQ(*off.inference->performance_result, 123.5);
   EXPECT_EQ(off.inference->units, "Samples/s");
+}
+
+// The results table's inferred column: up to v5.1 whether the figure was inferred from another
+// scenario's run; from v6.0 (results.py) whether the folder's name differs as text from the
+// log's effective_scenario, a "server" run of an "interactive" folder excepted. The v6.0
+// package's CSV of the round so marks its 52 Interactive rows and its 45 lower-case folders.
+TEST(InferenceScenario, TheTablesInferredColumnIsTheRoundCheckersOwn) {
+  TempDir tmp;
+  const std::string single = event("early_stopping_latency_ss", "2000000") +
+                             event("early_stopping_latency_ms", "3000000") +
+                             event("result_qps_without_loadgen_overhead", "123.5");
+  const std::string offline = event("result_samples_per_second", "99.5");
+  const std::string server = event("result_completed_samples_per_sec", "7.5");
+  std::map<std::string, std::map<std::string, bool>> column;  // round → folder → inferred column
+  std::map<std::string, std::map<std::string, bool>> figure;  // round → folder → inferred figure
+  for (const std::string round : {"v5.1", "v6.0"}) {
+    const fs::path base = tmp.path() / ("inference_" + round) / "open/Org/results/edge/retinanet";
+    write_file(base / "Offline/performance/run_1/mlperf_log_detail.txt", run_log("Offline", offline));
+    write_file(base / "Server/performance/run_1/mlperf_log_detail.txt", run_log("Server", server));
+    write_file(base / "Interactive/performance/run_1/mlperf_log_detail.txt", run_log("Server", server));
+    write_file(base / "multistream/performance/run_1/mlperf_log_detail.txt", run_log("SingleStream", single));
+    write_file(base / "singlestream/performance/run_1/mlperf_log_detail.txt", run_log("SingleStream", single));
+  }
+  std::vector<DiscoveryError> errors;
+  for (const auto& dir : find_benchmark_dirs(tmp.path(), errors)) {
+    DirectoryResult d = score_inference_directory(dir, data(), ScoreOptions{});
+    ASSERT_TRUE(d.inference);
+    column[d.inference->round][dir.path.filename().string()] = d.inference->inferred_in_table;
+    figure[d.inference->round][dir.path.filename().string()] = d.inference->inferred;
+    EXPECT_EQ(inference_to_json(d)["inferred"], d.inference->inferred_in_table);
+  }
+  EXPECT_TRUE(errors.empty());
+  const std::map<std::string, bool> by_figure = {{"Interactive", false}, {"Offline", false}, {"Server", false},
+                                                 {"multistream", true},  {"singlestream", false}};
+  EXPECT_EQ(figure["v5.1"], by_figure);
+  EXPECT_EQ(figure["v6.0"], by_figure);
+  EXPECT_EQ(column["v5.1"], by_figure);
+  const std::map<std::string, bool> by_text = {{"Interactive", true}, {"Offline", false}, {"Server", false},
+                                               {"multistream", true}, {"singlestream", true}};
+  EXPECT_EQ(column["v6.0"], by_text);
 }
 
 TEST(InferenceValidity, EachFailedConditionCarriesValueLimitAndLine) {

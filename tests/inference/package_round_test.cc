@@ -383,6 +383,8 @@ TEST(PackageRound, AnEndpointsRunIsScoredWhereverItLies) {
     }
     EXPECT_EQ((*found)["valid"], true) << given;
     EXPECT_EQ((*found)["accuracy"]["column"], "81.35824977210574") << given;
+    // The published table's inferred is 1: its Scenario "Offline" is not config.yaml's type "offline".
+    EXPECT_EQ((*found)["inferred"], true) << given;
     EXPECT_EQ(r.status, 0) << given;
   }
 }

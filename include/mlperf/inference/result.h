@@ -54,6 +54,12 @@ struct RoundRules {
   /// v5.1.1) or of loadgen's effective_scenario (v6.0's llm_check: an Interactive folder, which
   /// loadgen runs as Server, is held to the Server limits).
   bool llm_limits_by_loadgen_scenario = false;
+  /// What the results table's inferred column says: the figure was inferred from another
+  /// scenario's run (check_performance_dir up to v5.1.1), or the scenario folder's name differs
+  /// as text from the log's effective_scenario, a "server" run of an "interactive" folder
+  /// excepted (v6.x's results.py, which so marks every Interactive folder, every folder named
+  /// in lower case and every endpoints run, whose effective_scenario is config.yaml's type).
+  bool inferred_column_compares_scenario_text = false;
   double min_duration_ms = 0;                               ///< TEST_DURATION_MS
   std::map<std::string, double> min_query_count;            ///< scenario → minimum (non-early-stopping)
   std::map<std::string, double> offline_min_samples_per_query;  ///< model → minimum (closed)
@@ -215,6 +221,9 @@ struct InferenceResult {
   std::optional<double> performance_result;  ///< full precision, in `units`
   std::string units;         ///< Samples/s, Tokens/s, Queries/s or Latency (ms)
   bool inferred = false;     ///< figure inferred from another scenario's run
+  /// The results table's inferred column (RoundRules::inferred_column_compares_scenario_text):
+  /// `inferred` up to v5.1; from v6.0 whether the folder's name and effective_scenario differ.
+  bool inferred_in_table = false;
   bool lower_is_better = false;  ///< latency figures
   bool valid = false;        ///< every check passed and a figure exists
   std::vector<ValidityCheck> checks;
