@@ -115,6 +115,28 @@ TEST(PackageRound, RealAmdFoldersAreValidWithTheOfficialFigures) {
   }
 }
 
+// Judged as a v6.1 run, the same MI355X folders meet AMD's rows of the v6.1 table: their
+// 94-GPU system has none, so the platform (the system description's accelerator) picks the
+// first MI355X row, the 8-GPU node's (summary.json rows 6 and 7), not the 72-GPU cluster's.
+TEST(PackageRound, AV61RunMeetsThePublishedFigureOfItsPlatform) {
+  TempDir tmp;
+  auto results = score_tree(unpack(tmp, "package_v6.0.tar.gz", "v6.1"));
+  ASSERT_EQ(results.size(), 2u);
+  const std::pair<const char*, double> published[] = {{"Offline", 121818.0}, {"Server", 113241.0}};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const DirectoryResult& d = results[i];
+    ASSERT_TRUE(d.inference) << d.dir.path;
+    EXPECT_EQ(d.inference->round, "v6.1");
+    EXPECT_EQ(d.inference->scenario, published[i].first);
+    EXPECT_EQ(d.platform.name, "MI355X");
+    ASSERT_TRUE(d.inference->expected);
+    EXPECT_EQ(d.inference->expected->system, "8xMI355X_2xEPYC_9575F");
+    EXPECT_EQ(d.inference->expected->published, published[i].second);
+    EXPECT_EQ(d.inference->expected->units, "Tokens/s");
+    EXPECT_EQ(d.inference->expected->measured, *d.inference->performance_result);
+  }
+}
+
 // A stray file in run_1 (NVIDIA's harness leaves metadata.json there in 52 published v6.0
 // folders) or in the accuracy folder, and a run_1 without its summary log: the checker still
 // accepts both folders.
