@@ -423,6 +423,7 @@ struct OracleCount {
   std::size_t crashed = 0;
   std::size_t design_powers = 0;  // CSV rows whose design_power_watts was compared
   std::size_t figures = 0;        // CSV rows whose Result was compared
+  std::size_t inferred = 0;       // CSV rows whose inferred column was compared
   /// Rows whose Result differs from the checker's: folder → the tool's figure.
   std::map<std::string, double> other_figures;
 };
@@ -458,11 +459,12 @@ OracleCount compare_with_oracle(const std::string& records) {
       std::set<std::string> ours, theirs;
       const nlohmann::json doc = nlohmann::json::parse(r.out.empty() ? "{}" : r.out);
       std::map<std::string, std::string> our_design;  // folder → design power as Python prints it
-      std::map<std::string, nlohmann::json> our_figure;
+      std::map<std::string, nlohmann::json> our_figure, our_inferred;
       for (const auto& d : doc.value("results", nlohmann::json::array())) {
         const std::string folder = fs::path(d["directory"].get<std::string>()).lexically_relative(root).string();
         if (d["valid"] == true) ours.insert(folder);
         our_figure[folder] = d["performance_result"];
+        our_inferred[folder] = d["inferred"];
         const nlohmann::json& power = d["power"];
         our_design[folder] = python_str(power.is_object() ? power["design_power_watts"] : nlohmann::json());
       }
@@ -488,6 +490,15 @@ OracleCount compare_with_oracle(const std::string& records) {
           ++count.design_powers;
         }
       }
+      // The CSV's inferred column of each row, "0" or "1" (a power submission's second row repeats it).
+      if (m.contains("inferred")) {
+        EXPECT_EQ(m["inferred"].size(), m["accepted"].size()) << what;
+        for (std::size_t k = 0; k < std::min(m["accepted"].size(), m["inferred"].size()); ++k) {
+          const std::string folder = m["accepted"][k];
+          EXPECT_EQ(our_inferred[folder], m["inferred"][k] == "1") << what << ": " << folder;
+          ++count.inferred;
+        }
+      }
       // The CSV's Result of each folder's row (records made since the endpoints fixture), as a
       // double; a power submission's second row, its power figure, is not compared here.
       if (m.contains("result")) {
@@ -510,11 +521,13 @@ OracleCount compare_with_oracle(const std::string& records) {
 }
 
 // closed/AMD's gpt-oss-120b: the loadgen rules, accuracy, TEST07/TEST09, the open division,
-// power, the system description, measurements.json and the submitter's folders.
+// power, the system description, measurements.json, the submitter's folders and the scenario
+// folders' names (Interactive, lower case: the CSV's inferred column).
 TEST(PackageRound, VerdictsOnMutantsOfTheAmdFolderAgreeWithTheOfficialChecker) {
   const OracleCount count = compare_with_oracle("amd.jsonl");
-  EXPECT_EQ(count.compared, 65u);
+  EXPECT_EQ(count.compared, 66u);
   EXPECT_EQ(count.crashed, 8u);
+  EXPECT_EQ(count.inferred, 92u);
 }
 
 // closed/Lenovo's whisper (TEST01, deterministic or not) and llama2-70b-99 (TEST06, the
@@ -523,6 +536,7 @@ TEST(PackageRound, VerdictsOnMutantsOfTheLenovoFoldersAgreeWithTheOfficialChecke
   const OracleCount count = compare_with_oracle("lenovo.jsonl");
   EXPECT_EQ(count.compared, 33u);
   EXPECT_EQ(count.crashed, 0u);
+  EXPECT_EQ(count.inferred, 76u);
 }
 
 // The same fixtures judged as v6.1 submissions (`--version v6.1`, the folder named
@@ -537,9 +551,10 @@ TEST(PackageRound, VerdictsOnMutantsOfTheLenovoFoldersAgreeWithTheOfficialChecke
 // YAML that PyYAML loads).
 TEST(PackageRound, VerdictsOnMutantsJudgedAsV61AgreeWithTheOfficialChecker) {
   const OracleCount amd = compare_with_oracle("amd_v6.1.jsonl");
-  EXPECT_EQ(amd.records, 109u);
+  EXPECT_EQ(amd.records, 110u);
   EXPECT_EQ(amd.crashed, 16u);
-  EXPECT_EQ(amd.design_powers, 153u);
+  EXPECT_EQ(amd.design_powers, 155u);
+  EXPECT_EQ(amd.inferred, 155u);
   const OracleCount lenovo = compare_with_oracle("lenovo_v6.1.jsonl");
   EXPECT_EQ(lenovo.records, 17u);
   EXPECT_EQ(lenovo.crashed, 0u);
@@ -560,6 +575,7 @@ TEST(PackageRound, VerdictsOnMutantsOfTheNvidiaEndpointsRunsAgreeWithTheOfficial
   EXPECT_EQ(nvidia.records, 44u);
   EXPECT_EQ(nvidia.crashed, 3u);
   EXPECT_GT(nvidia.figures, 200u);
+  EXPECT_EQ(nvidia.inferred, 218u);  // every row 1: the table's Scenario is never config.yaml's type
   // The published figure (summary.json of mlcommons/inference_results_v6.1) in every record that
   // accepts the folder, and nothing else differs.
   std::set<std::string> records_with_other_figures;
