@@ -1,9 +1,11 @@
-// libFuzzer target: one file of a real MLPerf Inference v5.1 submission (AMD's, from
-// data/examples) replaced by the input, then the scenario folder found, scored and checked as
-// `score` and `check` do (inference.md: the loadgen logs, the accuracy run, the compliance
-// tests, the submission checker's tree, system and measurement rules) and written in every
-// report format. Never a crash, a leak or undefined behaviour, and the JSON report always
-// parses as JSON.
+// libFuzzer target: one file of a real MLPerf Inference submission replaced by the input, then
+// the scenario folder found, scored and checked as `score` and `check` do (inference.md: the
+// loadgen logs, the accuracy run, the compliance tests, the submission checker's tree, system
+// and measurement rules) and written in every report format. Never a crash, a leak or
+// undefined behaviour, and the JSON report always parses as JSON. The files are those of AMD's
+// v5.1 stable-diffusion-xl Offline folder and of NVIDIA's v6.1 qwen3-vl-235b-a22b Server MLPerf
+// endpoints run (config.yaml through the YAML composer, the two JSON files: endpoints_log.h),
+// both from data/examples.
 //
 // Input: byte 0 picks the file (kFiles, modulo their number); the rest is its new content
 // (none: the file is removed, and the summary log stands in for a missing detail log).
@@ -41,29 +43,42 @@ namespace {
 namespace fs = std::filesystem;
 using mlperf::fuzz::source_dir;
 
-// The files an input may replace, relative to the submitter folder closed/AMD: every kind of
-// file the scenario folder's judgment reads.
-constexpr const char* kScenario = "results/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline";
-const char* const kFiles[] = {
-    "results/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline/performance/run_1/mlperf_log_detail.txt",
-    "results/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline/performance/run_1/mlperf_log_summary.txt",
-    "results/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline/accuracy/accuracy.txt",
-    "results/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline/accuracy/mlperf_log_detail.txt",
-    "results/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline/accuracy/mlperf_log_accuracy.json",
-    "compliance/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline/TEST01/verify_accuracy.txt",
-    "compliance/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline/TEST01/verify_performance.txt",
-    "compliance/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline/TEST01/accuracy/accuracy.txt",
-    "compliance/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline/TEST04/verify_performance.txt",
-    "compliance/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline/TEST04/performance/run_1/mlperf_log_detail.txt",
-    "measurements/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline/8xMI325x_2xEPYC-9655_Offline.json",
-    "measurements/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline/user.conf",
-    "measurements/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline/mlperf.conf",
-    "systems/8xMI325x_2xEPYC-9655.json",
+// The files an input may replace, relative to data/examples, each with the scenario folder it
+// belongs to: every kind of file the scenario folder's judgment reads.
+struct FuzzedFile {
+  const char* scenario;
+  const char* file;
 };
+#define MLPERF_FUZZ_AMD "inference_results_v5.1/closed/AMD/"
+#define MLPERF_FUZZ_SDXL "8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline/"
+#define MLPERF_FUZZ_ENDPOINTS \
+  "inference_results_v6.1/NVIDIA/VR-NVL72_VR-288GB_aarch64x72_TRT/qwen3-vl-235b-a22b/Server/"
+constexpr const char* kAmd = MLPERF_FUZZ_AMD "results/" MLPERF_FUZZ_SDXL;
+constexpr const char* kEndpoints = MLPERF_FUZZ_ENDPOINTS;
+const FuzzedFile kFiles[] = {
+    {kAmd, MLPERF_FUZZ_AMD "results/" MLPERF_FUZZ_SDXL "performance/run_1/mlperf_log_detail.txt"},
+    {kAmd, MLPERF_FUZZ_AMD "results/" MLPERF_FUZZ_SDXL "performance/run_1/mlperf_log_summary.txt"},
+    {kAmd, MLPERF_FUZZ_AMD "results/" MLPERF_FUZZ_SDXL "accuracy/accuracy.txt"},
+    {kAmd, MLPERF_FUZZ_AMD "results/" MLPERF_FUZZ_SDXL "accuracy/mlperf_log_detail.txt"},
+    {kAmd, MLPERF_FUZZ_AMD "results/" MLPERF_FUZZ_SDXL "accuracy/mlperf_log_accuracy.json"},
+    {kAmd, MLPERF_FUZZ_AMD "compliance/" MLPERF_FUZZ_SDXL "TEST01/verify_accuracy.txt"},
+    {kAmd, MLPERF_FUZZ_AMD "compliance/" MLPERF_FUZZ_SDXL "TEST01/verify_performance.txt"},
+    {kAmd, MLPERF_FUZZ_AMD "compliance/" MLPERF_FUZZ_SDXL "TEST01/accuracy/accuracy.txt"},
+    {kAmd, MLPERF_FUZZ_AMD "compliance/" MLPERF_FUZZ_SDXL "TEST04/verify_performance.txt"},
+    {kAmd, MLPERF_FUZZ_AMD "compliance/" MLPERF_FUZZ_SDXL "TEST04/performance/run_1/mlperf_log_detail.txt"},
+    {kAmd, MLPERF_FUZZ_AMD "measurements/" MLPERF_FUZZ_SDXL "8xMI325x_2xEPYC-9655_Offline.json"},
+    {kAmd, MLPERF_FUZZ_AMD "measurements/" MLPERF_FUZZ_SDXL "user.conf"},
+    {kAmd, MLPERF_FUZZ_AMD "measurements/" MLPERF_FUZZ_SDXL "mlperf.conf"},
+    {kAmd, MLPERF_FUZZ_AMD "systems/8xMI325x_2xEPYC-9655.json"},
+    {kEndpoints, MLPERF_FUZZ_ENDPOINTS "config.yaml"},
+    {kEndpoints, MLPERF_FUZZ_ENDPOINTS "performance/result_summary.json"},
+    {kEndpoints, MLPERF_FUZZ_ENDPOINTS "accuracy/accuracy_results.json"},
+};
+
 constexpr std::size_t kFileCount = sizeof kFiles / sizeof kFiles[0];
 
-const fs::path& source_round() {
-  static const fs::path p = source_dir() / "data/examples/inference_results_v5.1";
+const fs::path& source_examples() {
+  static const fs::path p = source_dir() / "data/examples";
   return p;
 }
 
@@ -108,7 +123,7 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
     for (std::size_t k = 0; k < kFileCount; ++k) {
       seeds.emplace_back("seed_" + std::to_string(k),
                          std::string(1, static_cast<char>(k)) +
-                             mlperf::fuzz::read_seed_source(source_round() / "closed/AMD" / kFiles[k]));
+                             mlperf::fuzz::read_seed_source(source_examples() / kFiles[k].file));
     }
     return seeds;
   });
@@ -120,17 +135,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* input, std::size_t siz
   const std::size_t which = size > 0 ? input[0] % kFileCount : 0;
   const std::string content(reinterpret_cast<const char*>(input) + (size > 0 ? 1 : 0), size > 0 ? size - 1 : 0);
 
-  // A copy of the round, hard links to a copy made once in the work folder (nothing is
-  // written to them), with the chosen file written anew in place of its link.
+  // A copy of the inference examples, hard links to a copy made once in the work folder
+  // (nothing is written to them), with the chosen file written anew in place of its link.
   static const fs::path original = [] {
     fs::path p = work_dir() / "original";
-    copy_tree(source_round(), p, fs::copy_options::recursive);
+    fs::create_directories(p);
+    for (const char* round : {"inference_results_v5.1", "inference_results_v6.1"}) {
+      copy_tree(source_examples() / round, p / round, fs::copy_options::recursive);
+    }
     return p;
   }();
-  const fs::path round = work_dir() / std::to_string(count % 2);
-  copy_tree(original, round, fs::copy_options::recursive | fs::copy_options::create_hard_links);
-  const fs::path submitter = round / "closed/AMD";
-  const fs::path target = submitter / kFiles[which];
+  const fs::path examples = work_dir() / std::to_string(count % 2);
+  copy_tree(original, examples, fs::copy_options::recursive | fs::copy_options::create_hard_links);
+  const FuzzedFile& fuzzed = kFiles[which];
+  const fs::path target = examples / fuzzed.file;
   fs::remove(target);
   if (!content.empty()) {  // an empty content leaves the file missing
     std::ofstream out(target, std::ios::binary);
@@ -139,7 +157,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* input, std::size_t siz
 
   const mlperf::DataContext& context = data(count++ % 256 == 0);
   std::vector<mlperf::DiscoveryError> errors;
-  std::vector<mlperf::BenchmarkDir> dirs = mlperf::find_benchmark_dirs(submitter / kScenario, errors);
+  std::vector<mlperf::BenchmarkDir> dirs = mlperf::find_benchmark_dirs(examples / fuzzed.scenario, errors);
   if (dirs.size() != 1 || !dirs[0].loadgen) return 0;  // the input made it no scenario folder
   mlperf::DirectoryResult result = mlperf::inference::score_inference_directory(dirs[0], context, mlperf::ScoreOptions{});
   mlperf::inference::check_inference_directory(result);
