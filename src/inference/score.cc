@@ -94,10 +94,11 @@ void add_network_mode_check(InferenceResult& r, const SystemDescription& system,
 
 const PublishedFigure* InferenceData::find(const std::string& round, const std::string& model,
                                            const std::string& scenario, const std::string& system,
-                                           const std::string& platform) const {
+                                           const std::string& platform, const std::string& division) const {
   const PublishedFigure* by_platform = nullptr;
   for (const auto& e : expected) {
     if (e.round != round || e.model != model || e.scenario != scenario) continue;
+    if (!e.division.empty() && !division.empty() && e.division != division) continue;
     if (!system.empty() && e.system == system) return &e;
     if (!by_platform && !platform.empty() && e.platform == platform) by_platform = &e;
   }
@@ -235,7 +236,7 @@ InferenceData load_inference_data(const fs::path& root) {
     for (const auto& e : doc.value("inference", nlohmann::json::array())) {
       data.expected.push_back({e.at("round").get<std::string>(), e.at("model").get<std::string>(),
                                e.at("scenario").get<std::string>(), e.value("system", ""),
-                               e.value("platform", ""), e.at("published").get<double>(),
+                               e.value("platform", ""), e.value("division", ""), e.at("published").get<double>(),
                                e.value("units", ""), e.value("source", "")});
     }
   } catch (const std::bad_alloc&) {
@@ -378,7 +379,7 @@ void compare_with_published(DirectoryResult& out, InferenceResult& result, const
                             const InferenceData& inf, const ScoreOptions& options) {
   if (result.performance_result) {
     if (const PublishedFigure* p = inf.find(result.round, result.model, result.scenario, dir.system,
-                                            out.platform.name)) {
+                                            out.platform.name, out.division)) {
       InferenceExpected e;
       e.round = p->round;
       e.model = p->model;

@@ -244,6 +244,34 @@ TEST(InferenceScenario, TheTablesInferredColumnIsTheRoundCheckersOwn) {
   EXPECT_EQ(column["v6.0"], by_text);
 }
 
+// A published figure is the run's division's where the table has both: AMD's v6.1 dlrm-v3 on
+// 8xMI355X_2xEPYC_9575F is 13027.7 samples/s in the closed division (summary.json row 4) and
+// 16363.0 in the open one (row 476). A run outside the submission layout, of no division, meets
+// the first row, the closed one.
+TEST(InferenceScenario, APublishedFigureIsTheRunsDivisions) {
+  TempDir tmp;
+  const std::string offline = event("result_samples_per_second", "15000.5");
+  for (const char* division : {"closed", "open"}) {
+    write_file(tmp.path() / "inference_v6.1" / division /
+                   "AMD/results/8xMI355X_2xEPYC_9575F/dlrm-v3/Offline/performance/run_1/mlperf_log_detail.txt",
+               run_log("Offline", offline));
+  }
+  write_file(tmp.path() / "inference_v6.1/mine/8xMI355X_2xEPYC_9575F/dlrm-v3/Offline/mlperf_log_detail.txt",
+             run_log("Offline", offline));
+  std::map<std::string, double> published;  // division → published figure
+  std::vector<DiscoveryError> errors;
+  for (const auto& dir : find_benchmark_dirs(tmp.path(), errors)) {
+    DirectoryResult d = score_inference_directory(dir, data(), ScoreOptions{});
+    ASSERT_TRUE(d.inference) << dir.path;
+    ASSERT_TRUE(d.inference->expected) << dir.path;
+    EXPECT_EQ(d.inference->expected->units, "Samples/s");
+    EXPECT_EQ(d.inference->expected->measured, 15000.5);
+    published[d.division] = d.inference->expected->published;
+  }
+  EXPECT_TRUE(errors.empty());
+  EXPECT_EQ(published, (std::map<std::string, double>{{"", 13027.7}, {"closed", 13027.7}, {"open", 16363.0}}));
+}
+
 TEST(InferenceValidity, EachFailedConditionCarriesValueLimitAndLine) {
   TempDir tmp;
   fs::path dir = tmp.path() / "inference_v5.1/closed/Org/results/sys/llama2-70b-99/Server";

@@ -34,6 +34,9 @@ struct PublishedFigure {
   std::string scenario;  ///< Offline, Server, Interactive, SingleStream, MultiStream
   std::string system;    ///< system folder name; matched first
   std::string platform;  ///< canonical platform (configs/platforms.json); matched when no system matches
+  /// "closed" or "open" where the table has rows of both for one system, model and scenario
+  /// (v6.1's dlrm-v3 on 8xMI355X_2xEPYC_9575F); "" for a row that stands for either.
+  std::string division;
   double published = 0;  ///< in `units`
   std::string units;
   std::string source;
@@ -109,9 +112,11 @@ struct InferenceData {
   /// file and kept as long as this InferenceData. Thread-safe; never throws except std::bad_alloc.
   const NameplatePower& nameplate_of(const std::string& file) const;
 
-  /// The figure for (round, model, scenario) on `system`, else the first on `platform`; nullptr.
+  /// The figure for (round, model, scenario) on `system`, else the first on `platform`, among
+  /// the rows of `division` and those of no division (any row where `division` is ""); nullptr.
   const PublishedFigure* find(const std::string& round, const std::string& model, const std::string& scenario,
-                              const std::string& system, const std::string& platform) const;
+                              const std::string& system, const std::string& platform,
+                              const std::string& division = "") const;
 
  private:
   struct TreeSlot {
