@@ -74,6 +74,9 @@ const FuzzedFile kFiles[] = {
     {kEndpoints, MLPERF_FUZZ_ENDPOINTS "performance/result_summary.json"},
     {kEndpoints, MLPERF_FUZZ_ENDPOINTS "accuracy/accuracy_results.json"},
 };
+#undef MLPERF_FUZZ_AMD
+#undef MLPERF_FUZZ_SDXL
+#undef MLPERF_FUZZ_ENDPOINTS
 
 constexpr std::size_t kFileCount = sizeof kFiles / sizeof kFiles[0];
 

@@ -116,7 +116,7 @@ struct InferenceData {
   /// the rows of `division` and those of no division (any row where `division` is ""); nullptr.
   const PublishedFigure* find(const std::string& round, const std::string& model, const std::string& scenario,
                               const std::string& system, const std::string& platform,
-                              const std::string& division = "") const;
+                              const std::string& division) const;
 
  private:
   struct TreeSlot {
