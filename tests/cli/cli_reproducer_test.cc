@@ -147,10 +147,15 @@ TEST(CliReproducer, ALoneFirstRunIsIncompleteWithItsFiguresAndTheProjection) {
 TEST(CliReproducer, APublishedFigureOfAnotherRoundNamesIt) {
   TempDir tmp;
   renamed_logs(tmp.path() / "runs");
-  auto r = run_command(binary() + " score --ruleset 6.0.0 " + q(tmp.path() / "runs") + " 2>/dev/null");
-  EXPECT_NE(r.out.find("published 99.71 minutes"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("that figure belongs to round 5.1.0; --ruleset 5.1.0 judges by its rules"), std::string::npos)
+  // Judged as 6.1.0, which has no published llama31_8b figure: the newest round's (6.0.0).
+  auto r = run_command(binary() + " score --ruleset 6.1.0 " + q(tmp.path() / "runs") + " 2>/dev/null");
+  EXPECT_NE(r.out.find("published 86.84 minutes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("that figure belongs to round 6.0.0; --ruleset 6.0.0 judges by its rules"), std::string::npos)
       << r.out;
+  // Judged as 6.0.0, the round's own figure, and nothing said about another round.
+  auto own = run_command(binary() + " score --ruleset 6.0.0 " + q(tmp.path() / "runs") + " 2>/dev/null");
+  EXPECT_NE(own.out.find("published 86.84 minutes; measured 99.71"), std::string::npos) << own.out;
+  EXPECT_EQ(own.out.find("belongs to round"), std::string::npos) << own.out;
 }
 
 TEST(CliReproducer, FiveOfTenRunsAreIncompleteNotPassed) {

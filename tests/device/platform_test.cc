@@ -207,13 +207,20 @@ class ExpectedResultsFile : public ::testing::Test {
   ExpectedResults expected = ExpectedResults::load(source_dir() / "configs/expected_results.json");
 };
 
-TEST_F(ExpectedResultsFile, LoadsTheSixPublishedFigures) {
-  ASSERT_EQ(expected.results.size(), 6u);
-  for (const auto& r : expected.results) {
-    EXPECT_EQ(r.ruleset, rs("5.1.0")) << r.benchmark << " " << r.platform;
+// The six figures of AMD's v5.1 guide, each with its "about" figure, then the three of the
+// v6.0 round (the official summarizer's scores of AMD's published logs; no "about" figure).
+TEST_F(ExpectedResultsFile, LoadsThePublishedFiguresOfEachRound) {
+  ASSERT_EQ(expected.results.size(), 9u);
+  for (std::size_t i = 0; i < expected.results.size(); ++i) {
+    const ExpectedResult& r = expected.results[i];
+    EXPECT_EQ(r.ruleset, rs(i < 6 ? "5.1.0" : "6.0.0")) << r.benchmark << " " << r.platform;
     EXPECT_FALSE(r.source.empty());
-    EXPECT_TRUE(r.about_minutes.has_value());
+    EXPECT_EQ(r.about_minutes.has_value(), i < 6) << r.benchmark << " " << r.platform;
   }
+  const ExpectedResult* v60 = expected.find(rs("6.0.0"), "llama31_8b", "MI355X");
+  ASSERT_NE(v60, nullptr);
+  EXPECT_DOUBLE_EQ(v60->published_minutes, 86.84);
+  EXPECT_NE(v60->source.find("data/oracles/training_v6.0.jsonl"), std::string::npos);
 }
 
 TEST_F(ExpectedResultsFile, FindsLlama2OnMI300X) {
@@ -245,8 +252,9 @@ TEST_F(ExpectedResultsFile, FindsEachPublishedFigure) {
 }
 
 TEST_F(ExpectedResultsFile, NothingOutsideThePublishedFigures) {
-  EXPECT_EQ(expected.find(rs("6.0.0"), "llama2_70b_lora", "MI355X"), nullptr);
-  EXPECT_EQ(expected.find(rs("6.0.0"), "llama31_8b", "MI355X"), nullptr);
+  EXPECT_EQ(expected.find(rs("6.0.0"), "llama2_70b_lora", "MI325X"), nullptr);
+  EXPECT_EQ(expected.find(rs("6.0.0"), "llama31_8b", "MI350X"), nullptr);
+  EXPECT_EQ(expected.find(rs("6.1.0"), "llama2_70b_lora", "MI355X"), nullptr);
   EXPECT_EQ(expected.find(rs("5.1.0"), "llama31_8b", "MI300X"), nullptr);
   EXPECT_EQ(expected.find(rs("5.1.0"), "flux1", "MI355X"), nullptr);
   EXPECT_EQ(expected.find(rs("5.1.0"), "llama2_70b_lora", "mi355x"), nullptr);  // exact names

@@ -4,7 +4,7 @@
 // what the official tooling gives them: every figure of data/oracles/training_v6.0.jsonl
 // (scripts/official-training-oracle: the result summarizer's runs, olympic mean, RCP verdict
 // and score), the compliance checker's and package checker's verdicts (every log SUCCESS, the
-// package "FOUND NO ERRORS").
+// package "FOUND NO ERRORS"), and the round's published figure for each platform.
 
 #include <algorithm>
 #include <cmath>
@@ -90,6 +90,29 @@ TEST_F(V60Examples, EveryFigureIsTheOfficialSummarizers) {
     ASSERT_TRUE(r.score_minutes);
     expect_close(*r.score_minutes, o.at("score_minutes").get<double>(), "score");
     EXPECT_TRUE(r.passed);
+  }
+}
+
+// The platform comes from each system description, and the published figure found is the
+// v6.0 round's own for it (not the v5.1 one of the same platform and benchmark).
+TEST_F(V60Examples, EachMeetsThePublishedFigureOfItsPlatformAndRound) {
+  std::map<std::string, DirectoryResult> got = scored();
+  const std::map<std::string, std::pair<std::string, double>> want = {
+      {"AMD/results/MI355X_EPYC_9575F_primus/llama2_70b_lora", {"MI355X", 8.27}},
+      {"AMD/results/MI350X_EPYC_9575F_primus/llama2_70b_lora", {"MI350X", 10.25}},
+      {"AMD/results/MI355X_EPYC_9575F_primus/llama31_8b", {"MI355X", 86.84}},
+  };
+  for (const auto& [dir, platform_published] : want) {
+    SCOPED_TRACE(dir);
+    ASSERT_TRUE(got.count(dir));
+    const DirectoryResult& r = got.at(dir);
+    EXPECT_EQ(r.platform.name, platform_published.first);
+    EXPECT_EQ(r.platform.source, "system description");
+    ASSERT_TRUE(r.expected);
+    EXPECT_EQ(r.expected->expected.ruleset.str(), "6.0.0");
+    EXPECT_DOUBLE_EQ(r.expected->expected.published_minutes, platform_published.second);
+    EXPECT_TRUE(r.expected->within_tolerance);
+    EXPECT_LT(std::fabs(r.expected->delta_percent), 0.05);  // the table rounds to 0.01 minutes
   }
 }
 
