@@ -32,7 +32,7 @@ class Directories : public ::testing::Test {
  protected:
   DataContext data{source_dir()};
 
-  // Every directory of data/examples (5 training, 9 inference), the kinds interleaved and one
+  // Every directory of data/examples (6 training, 9 inference), the kinds interleaved and one
   // of each given twice.
   std::vector<BenchmarkDir> mixed() {
     std::vector<DiscoveryError> errors;
@@ -40,7 +40,7 @@ class Directories : public ::testing::Test {
     EXPECT_TRUE(errors.empty());
     std::vector<BenchmarkDir> training, inference;
     for (const auto& d : dirs) (d.loadgen ? inference : training).push_back(d);
-    EXPECT_EQ(training.size(), 5u);
+    EXPECT_EQ(training.size(), 6u);
     EXPECT_EQ(inference.size(), 9u);
     std::vector<BenchmarkDir> out;
     for (std::size_t i = 0; i < inference.size(); ++i) {
@@ -66,14 +66,14 @@ TEST_F(Directories, EachKindScoredByItsOwnScorerInTheOrderGiven) {
     EXPECT_EQ(as_json({score_directory(dirs[i], data, ScoreOptions{})}), as_json({one_by_one.back()})) << dirs[i].path;
   }
   EXPECT_EQ(as_json(got), as_json(one_by_one));
-  // The training directories, last first: v6.0 llama31_8b, v6.0 MI355X and MI350X
-  // llama2_70b_lora, then v5.1 llama31_8b and llama2_70b_lora.
+  // The training directories, last first: v6.0 MI355X llama31_8b and llama2_70b_lora, v6.0
+  // MI350X llama31_8b and llama2_70b_lora, then v5.1 llama31_8b and llama2_70b_lora.
   EXPECT_EQ(got[1].benchmark, "llama31_8b");
   EXPECT_EQ(got[1].ruleset.str(), "6.0.0");
   EXPECT_EQ(got[3].benchmark, "llama2_70b_lora");
   EXPECT_EQ(got[5].platform.name, "MI350X");
-  EXPECT_EQ(got[7].benchmark, "llama31_8b");
-  EXPECT_EQ(got[7].ruleset.str(), "5.1.0");
+  EXPECT_EQ(got[9].benchmark, "llama31_8b");
+  EXPECT_EQ(got[9].ruleset.str(), "5.1.0");
   EXPECT_TRUE(got[0].inference && got[0].inference->valid);
 }
 
