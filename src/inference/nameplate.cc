@@ -21,6 +21,7 @@
 
 #include "mlperf/mllog/line_reader.h"
 #include "mlperf/mllog/mllog.h"
+#include "mlperf/mllog/thread_cache.h"
 
 namespace mlperf::inference {
 
@@ -57,8 +58,12 @@ struct Node {
   std::size_t line = 0;                      // 1-based
 };
 
+// Each thread's compiled patterns, kept in a ThreadCache, not a `thread_local` map: glibc
+// aborts the process when registering such an object's destructor cannot allocate.
+using CompiledPatterns = std::map<const char*, std::regex>;
+
 bool matches(const std::string& text, const char* pattern) {
-  static thread_local std::map<const char*, std::regex> compiled;
+  CompiledPatterns& compiled = ThreadCache<CompiledPatterns>::get();
   auto it = compiled.find(pattern);
   if (it == compiled.end()) it = compiled.emplace(pattern, std::regex(pattern)).first;
   return std::regex_match(text, it->second);

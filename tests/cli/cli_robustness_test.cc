@@ -562,6 +562,33 @@ TEST(CliRobustness, WhicheverAllocationFailsTheAnswerIsExactOrOutOfMemoryWithExi
   EXPECT_GT(out_of_memory, 400);  // nearly every allocation matters
 }
 
+// No C++ thread_local object with a destructor is made: glibc registers such a destructor with
+// an allocation on the object's first use in each thread and aborts the process when that
+// allocation fails ("failed to register TLS destructor: out of memory"), where the tool must
+// exit 2 (a yaml_safe_load pattern cache did, met by the sweep below on an endpoints run's
+// config.yaml). Counted by the preload library over score, check and the HTML report of every
+// example, inference folders and endpoints runs included; per-thread objects are ThreadCaches.
+TEST(CliRobustness, NoThreadLocalDestructorIsRegisteredSoNoAllocationAbortsTheProcess) {
+  if (built_with_address_sanitizer()) GTEST_SKIP() << "AddressSanitizer's malloc must be the first library loaded";
+  TempDir tmp;
+  const std::string preload = std::string("LD_PRELOAD=") + q(MLPERF_SCORE_FAIL_MALLOC) + " ";
+  const std::string examples = q(source_dir() / "data/examples");
+  const std::vector<std::string> commands = {
+      "score --format json " + examples,
+      "check --format json --junit " + q(tmp.path() / "junit.xml") + " " + examples,
+      "score --format html --output " + q(tmp.path() / "report.html") + " " + examples,
+  };
+  for (const auto& command : commands) {
+    const fs::path count = tmp.path() / "tls_destructors";
+    fs::remove(count);
+    const auto r = run_command("MLPERF_COUNT_TLS_DESTRUCTORS=" + q(count) + " " + preload + binary() + " " + command +
+                               " >/dev/null 2>&1");
+    EXPECT_EQ(r.status, 0) << command;
+    ASSERT_TRUE(fs::exists(count)) << command;
+    EXPECT_EQ(read_file(count), "0") << command;
+  }
+}
+
 // The same for `check` writing its report and a JUnit file: neither is put in place when an
 // allocation failed anywhere, even one that something caught.
 TEST(CliRobustness, WhicheverAllocationFailsCheckWritesBothFilesExactlyOrNeither) {
