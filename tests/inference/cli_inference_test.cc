@@ -48,7 +48,7 @@ TEST(CliInference, ScoreReportsInferenceAndTrainingFoldersSideBySide) {
       EXPECT_GE(d["checks"].size(), 6u);
     }
   }
-  EXPECT_EQ(training, 6);
+  EXPECT_EQ(training, 7);
   EXPECT_EQ(inference, 9);
   EXPECT_EQ(testing::snapshot(source_dir() / "data/examples"), before);  // never writes into its input
 }

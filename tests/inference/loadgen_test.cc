@@ -676,7 +676,7 @@ TEST(InferenceDiscovery, ATreeMayHoldTrainingAndInferenceAndBareLoadgenFolders) 
   EXPECT_TRUE(errors.empty());
   int training = 0, inference = 0;
   for (const auto& d : dirs) (d.loadgen ? inference : training)++;
-  EXPECT_EQ(training, 6);
+  EXPECT_EQ(training, 7);
   EXPECT_EQ(inference, 10);
   auto it = std::find_if(dirs.begin(), dirs.end(), [](const BenchmarkDir& d) { return d.loadgen && d.loadgen->bare; });
   ASSERT_NE(it, dirs.end());

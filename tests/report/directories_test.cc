@@ -32,7 +32,7 @@ class Directories : public ::testing::Test {
  protected:
   DataContext data{source_dir()};
 
-  // Every directory of data/examples (6 training, 9 inference), the kinds interleaved and one
+  // Every directory of data/examples (7 training, 9 inference), the kinds interleaved and one
   // of each given twice.
   std::vector<BenchmarkDir> mixed() {
     std::vector<DiscoveryError> errors;
@@ -40,7 +40,7 @@ class Directories : public ::testing::Test {
     EXPECT_TRUE(errors.empty());
     std::vector<BenchmarkDir> training, inference;
     for (const auto& d : dirs) (d.loadgen ? inference : training).push_back(d);
-    EXPECT_EQ(training.size(), 6u);
+    EXPECT_EQ(training.size(), 7u);
     EXPECT_EQ(inference.size(), 9u);
     std::vector<BenchmarkDir> out;
     for (std::size_t i = 0; i < inference.size(); ++i) {
@@ -67,13 +67,15 @@ TEST_F(Directories, EachKindScoredByItsOwnScorerInTheOrderGiven) {
   }
   EXPECT_EQ(as_json(got), as_json(one_by_one));
   // The training directories, last first: v6.0 MI355X llama31_8b and llama2_70b_lora, v6.0
-  // MI350X llama31_8b and llama2_70b_lora, then v5.1 llama31_8b and llama2_70b_lora.
+  // MI350X llama31_8b and llama2_70b_lora, v6.0 MI325X flux1, then v5.1 llama31_8b and
+  // llama2_70b_lora.
   EXPECT_EQ(got[1].benchmark, "llama31_8b");
   EXPECT_EQ(got[1].ruleset.str(), "6.0.0");
   EXPECT_EQ(got[3].benchmark, "llama2_70b_lora");
   EXPECT_EQ(got[5].platform.name, "MI350X");
-  EXPECT_EQ(got[9].benchmark, "llama31_8b");
-  EXPECT_EQ(got[9].ruleset.str(), "5.1.0");
+  EXPECT_EQ(got[9].benchmark, "flux1");
+  EXPECT_EQ(got[11].benchmark, "llama31_8b");
+  EXPECT_EQ(got[11].ruleset.str(), "5.1.0");
   EXPECT_TRUE(got[0].inference && got[0].inference->valid);
 }
 

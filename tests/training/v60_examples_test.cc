@@ -1,6 +1,7 @@
 // AMD's real MLPerf Training v6.0 directories shipped in data/examples/training_results_v6.0
-// (llama2_70b_lora and llama31_8b on MI355X and MI350X: the first real logs of ruleset 6.0.0
-// here; their lines end in CRLF, as AMD's files do, but for MI350X llama31_8b's) against
+// (llama2_70b_lora and llama31_8b on MI355X and MI350X, flux1 on eight nodes of MI325X: the
+// first real logs of ruleset 6.0.0 here; their lines end in CRLF, as AMD's files do, but for
+// MI350X llama31_8b's) against
 // what the official tooling gives them: every figure of data/oracles/training_v6.0.jsonl
 // (scripts/official-training-oracle: the result summarizer's runs, olympic mean, RCP verdict
 // and score), the compliance checker's and package checker's verdicts (every log SUCCESS, the
@@ -60,9 +61,9 @@ class V60Examples : public ::testing::Test {
 
 TEST_F(V60Examples, EveryFigureIsTheOfficialSummarizers) {
   const std::vector<nlohmann::json> oracle = oracle_lines();
-  ASSERT_EQ(oracle.size(), 4u);
+  ASSERT_EQ(oracle.size(), 5u);
   std::map<std::string, DirectoryResult> got = scored();
-  ASSERT_EQ(got.size(), 4u);
+  ASSERT_EQ(got.size(), 5u);
   for (const auto& o : oracle) {
     const std::string dir = o.at("directory").get<std::string>();
     SCOPED_TRACE(dir);
@@ -102,6 +103,7 @@ TEST_F(V60Examples, EachMeetsThePublishedFigureOfItsPlatformAndRound) {
       {"AMD/results/MI350X_EPYC_9575F_primus/llama2_70b_lora", {"MI350X", 10.25}},
       {"AMD/results/MI355X_EPYC_9575F_primus/llama31_8b", {"MI355X", 86.84}},
       {"AMD/results/MI350X_EPYC_9575F_primus/llama31_8b", {"MI350X", 109.76}},
+      {"AMD/results/8xMI325X_EPYC_9575F_pytorch/flux1", {"MI325X", 92.36}},
   };
   for (const auto& [dir, platform_published] : want) {
     SCOPED_TRACE(dir);
@@ -118,12 +120,12 @@ TEST_F(V60Examples, EachMeetsThePublishedFigureOfItsPlatformAndRound) {
 }
 
 // The official checkers pass every log (compliance checker, ruleset 6.0.0: "SUCCESS" for all
-// 40) and every directory (package checker: seeds, system description, result files, RCP).
+// 50) and every directory (package checker: seeds, system description, result files, RCP).
 TEST(V60ExamplesCheck, EveryCheckPassesAsTheOfficialCheckers) {
   auto r = testing::run_command(testing::binary() + " check --format json " + testing::q(v60_round()) + " 2>&1");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto doc = nlohmann::json::parse(r.out);
-  ASSERT_EQ(doc.at("results").size(), 4u) << r.out;
+  ASSERT_EQ(doc.at("results").size(), 5u) << r.out;
   for (const auto& d : doc.at("results")) {
     SCOPED_TRACE(d.at("directory").get<std::string>());
     EXPECT_EQ(d.at("passed"), true);
