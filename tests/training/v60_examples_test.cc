@@ -1,11 +1,11 @@
 // AMD's real MLPerf Training v6.0 directories shipped in data/examples/training_results_v6.0
 // (llama2_70b_lora and llama31_8b on MI355X and MI350X, flux1 on eight nodes of MI325X: the
 // first real logs of ruleset 6.0.0 here; their lines end in CRLF, as AMD's files do, but for
-// MI350X llama31_8b's) against
-// what the official tooling gives them: every figure of data/oracles/training_v6.0.jsonl
-// (scripts/official-training-oracle: the result summarizer's runs, olympic mean, RCP verdict
-// and score), the compliance checker's and package checker's verdicts (every log SUCCESS, the
-// package "FOUND NO ERRORS"), and the round's published figure for each platform.
+// MI350X llama31_8b's) against what the official tooling gives them: every figure of
+// data/oracles/training_v6.0.jsonl (scripts/official-training-oracle: the result summarizer's
+// runs, olympic mean, RCP verdict and score), the compliance checker's and package checker's
+// verdicts (every log SUCCESS, the package "FOUND NO ERRORS"), and the round's published
+// figure for each platform.
 
 #include <algorithm>
 #include <cmath>
